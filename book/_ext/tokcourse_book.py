@@ -1,0 +1,50 @@
+"""Sphinx extension for the tokcourse book: offline plotly figures.
+
+1. Sets ``TOKCOURSE_BOOK_BUILD=1`` before any notebook runs. Kernels inherit the build's
+   environment, so ``tokcourse.plotting.setup_notebook()`` switches plotly to plain HTML
+   without an embedded or CDN copy of plotly.js.
+2. Copies the installed ``plotly.min.js`` into ``_static`` and loads it only on pages that
+   contain a plotly figure, so the book shows interactive figures with no network.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from tokcourse.plotting import BOOK_BUILD_ENV
+
+PLOTLY_JS = "plotly.min.js"
+
+
+def _plotly_js_source() -> Path:
+    import plotly
+
+    src = Path(plotly.__file__).parent / "package_data" / PLOTLY_JS
+    if not src.is_file():
+        raise FileNotFoundError(f"{src} is missing: reinstall plotly ('pip install plotly')")
+    return src
+
+
+def _add_plotly_where_needed(app, pagename, templatename, context, doctree) -> None:
+    if "plotly-graph-div" in context.get("body", ""):
+        # Per-page script (Sphinx >= 3.5). Loaded synchronously in <head>, so the inline
+        # Plotly.newPlot(...) calls in the body find the global `Plotly`.
+        app.add_js_file(PLOTLY_JS, priority=100)
+
+
+def _copy_plotly_js(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_plotly_js_source(), static / PLOTLY_JS)
+
+
+def setup(app):
+    os.environ[BOOK_BUILD_ENV] = "1"
+    _plotly_js_source()  # fail early, with a clear message, if plotly is broken
+    app.connect("html-page-context", _add_plotly_where_needed)
+    app.connect("build-finished", _copy_plotly_js)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,111 @@
+"""The book builds with zero warnings, and its pages work offline.
+
+The build runs exactly as `make book` does (``-W -n --keep-going``), into ``_build`` so that the
+execution cache is shared: an unchanged chapter is not re-run.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import plotly
+import pytest
+
+from tests.conftest import NOTEBOOKS, ROOT
+from tools import notebooks as nbtools
+
+HTML = ROOT / "_build" / "html"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def build_log() -> str:
+    jb = Path(sys.executable).with_name("jupyter-book")
+    result = subprocess.run(
+        [str(jb), "build", ".", "-W", "-n", "--keep-going"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
+    log = result.stdout + result.stderr
+    assert result.returncode == 0, log[-6000:]
+    return log
+
+
+def page(name: str) -> str:
+    return (HTML / f"{name}.html").read_text(encoding="utf-8")
+
+
+def test_build_has_zero_warnings(build_log):
+    warnings = [line for line in build_log.splitlines() if re.search(r"WARNING|ERROR", line)]
+    assert not warnings, "\n".join(warnings)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_chapter_page_is_built(build_log, path):
+    assert (HTML / "notebooks" / f"{path.stem}.html").is_file()
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_launch_buttons_open_the_committed_notebook(build_log, path):
+    html = page(f"notebooks/{path.stem}")
+    slug = nbtools.repository_url().removeprefix("https://github.com/")
+    rel = f"notebooks/{path.name}"
+    colab = f"https://colab.research.google.com/github/{slug}/blob/main/{rel}"
+    binder = f"https://mybinder.org/v2/gh/{slug}/main?urlpath=lab/tree/{rel}"
+    assert f'href="{colab}"' in html
+    assert f'href="{binder.replace("&", "&amp;")}"' in html
+    assert (ROOT / rel).is_file()
+
+
+def test_plotly_js_is_served_locally(build_log):
+    served = HTML / "_static" / "plotly.min.js"
+    installed = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    assert served.is_file() and filecmp.cmp(served, installed, shallow=False)
+
+
+def test_pages_with_figures_load_local_plotly_and_no_cdn(build_log):
+    with_figures = 0
+    for html_file in HTML.rglob("*.html"):
+        html = html_file.read_text(encoding="utf-8")
+        assert "cdn.plot.ly" not in html, html_file
+        assert "application/vnd.plotly" not in html, html_file
+        has_figure = "plotly-graph-div" in html
+        loads_plotly = re.search(r'<script src="[./]*_static/plotly\.min\.js', html) is not None
+        assert has_figure == loads_plotly, html_file  # only where needed, always where needed
+        with_figures += has_figure
+    assert with_figures >= 1
+
+
+def test_introduction_has_a_figure_and_the_token_visualizer(build_log):
+    html = page("notebooks/00_introduction")
+    assert "Plotly.newPlot" in html
+    assert "tokcourse-tokens" in html  # the visualizer's scoped CSS class
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
+def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
+    """Headless Chromium with no network at all draws the plotly figure as SVG."""
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path}",
+        "--virtual-time-budget=15000",
+        "--dump-dom",
+        (HTML / "notebooks" / "00_introduction.html").as_uri(),
+    ]
+    if shutil.which("unshare"):  # a private network namespace: the page truly has no network
+        cmd = ["unshare", "--net", *cmd]
+    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
+    assert 'class="main-svg"' in dom, "plotly did not draw its SVG"
+    assert "tokcourse-tokens" in dom

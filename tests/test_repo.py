@@ -1,0 +1,182 @@
+"""Repository hygiene: committed notebooks, one repository URL, lint, setup files."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+
+import nbformat
+import pytest
+import yaml
+
+from tests.conftest import NOTEBOOKS, ROOT
+from tools import notebooks as nbtools
+from tools import sync_repo_url
+
+TOC_NOTEBOOKS = [
+    entry["file"]
+    for part in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]
+    for entry in part["chapters"]
+    if entry["file"].startswith("notebooks/")
+]
+
+
+def test_there_are_chapters():
+    assert NOTEBOOKS, "no notebooks found"
+
+
+def test_toc_lists_every_notebook_and_only_existing_ones():
+    on_disk = {f"notebooks/{p.stem}" for p in NOTEBOOKS}
+    assert set(TOC_NOTEBOOKS) == on_disk
+
+
+def test_toc_pages_exist():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]] + [e["file"] for p in toc["parts"] for e in p["chapters"]]
+    missing = [
+        f for f in files if not any((ROOT / f).with_suffix(s).exists() for s in (".md", ".ipynb"))
+    ]
+    assert not missing
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_is_committed_normalized(path):
+    # No outputs, no execution counts, minimal metadata: `make format` fixes it.
+    assert path.read_text(encoding="utf-8") == nbtools.committed_text(path), (
+        f"{path.name} has outputs or unnormalized metadata; run `make format`"
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_starts_with_title_colab_cell_and_setup(path):
+    nb = nbformat.read(path, as_version=4)
+    assert nb.cells[0].cell_type == "markdown"
+    assert re.match(r"# \S", nb.cells[0].source), "first cell must be the chapter's H1 title"
+    h1 = [
+        line
+        for c in nb.cells
+        if c.cell_type == "markdown"
+        for line in c.source.splitlines()
+        if line.startswith("# ")
+    ]
+    assert len(h1) == 1, f"exactly one H1 per chapter, found {h1}"
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    url = nbtools.repository_url()
+    assert code[0].source == nbtools.colab_cell_source(url), (
+        "first code cell must be the Colab install cell with _config.yml's URL; run `make sync-url`"
+    )
+    assert code[1].source == nbtools.SETUP_CELL
+    for cell in code[:2]:
+        assert "remove-cell" in cell.metadata.get("tags", [])
+
+
+def test_check_tool_flags_a_notebook_with_outputs(tmp_path):
+    nb = nbformat.read(NOTEBOOKS[0], as_version=4)
+    code = next(c for c in nb.cells if c.cell_type == "code")
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="hi\n")]
+    code.execution_count = 3
+    dirty = tmp_path / "dirty.ipynb"
+    nbformat.write(nb, dirty)
+    assert nbtools.main(["check", str(dirty)]) == 1
+    assert nbtools.main(["normalize", str(dirty)]) == 0
+    assert nbtools.main(["check", str(dirty)]) == 0
+    clean = nbformat.read(dirty, as_version=4)
+    assert all(not c.get("outputs") for c in clean.cells if c.cell_type == "code")
+
+
+def _copy_publishable(tmp_path):
+    for name in ("_config.yml", "README.md"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "book", tmp_path / "book", ignore=shutil.ignore_patterns("_ext"))
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
+    return tmp_path
+
+
+def test_repository_url_is_in_sync_everywhere(tmp_path):
+    copy = _copy_publishable(tmp_path)
+    assert sync_repo_url.sync(copy) == [], "run `make sync-url`"
+
+
+def test_sync_url_publishes_a_fork(tmp_path):
+    copy = _copy_publishable(tmp_path)
+    config = copy / "_config.yml"
+    config.write_text(
+        config.read_text().replace(nbtools.repository_url(), "https://github.com/someone/fork")
+    )
+    changed = {p.name for p in sync_repo_url.sync(copy)}
+    assert "README.md" in changed and all(f"{p.stem}.ipynb" in changed for p in NOTEBOOKS)
+    readme = (copy / "README.md").read_text()
+    assert "colab.research.google.com/github/someone/fork/blob/main/notebooks/" in readme
+    assert "mybinder.org/v2/gh/someone/fork/main" in readme
+    assert "github.com/karpathy/minbpe" in readme  # other projects' links untouched
+    assert "tokcourse/tokcourse" not in readme
+    for path in (copy / "notebooks").glob("*.ipynb"):
+        first = next(c for c in nbformat.read(path, 4).cells if c.cell_type == "code")
+        assert "git+https://github.com/someone/fork" in first.source
+    assert sync_repo_url.sync(copy) == []  # idempotent
+
+
+def test_repository_url_rejects_a_non_github_value(tmp_path):
+    (tmp_path / "_config.yml").write_text("repository:\n  url: https://example.com/x\n")
+    with pytest.raises(ValueError, match="example.com"):
+        nbtools.repository_url(tmp_path)
+
+
+def test_readme_links_open_committed_notebooks():
+    readme = (ROOT / "README.md").read_text()
+    slug = nbtools.repository_url().removeprefix("https://github.com/")
+    colab = re.findall(
+        r"colab\.research\.google\.com/github/([^/]+/[^/]+)/blob/main/([^)\s]+)", readme
+    )
+    binder = re.findall(
+        r"mybinder\.org/v2/gh/([^/]+/[^/]+)/main\?urlpath=lab/tree/([^)\s]+)", readme
+    )
+    assert colab and binder
+    for s, path in colab + binder:
+        assert s == slug
+        assert (ROOT / path).is_file(), path
+    for nb in NOTEBOOKS:
+        assert f"notebooks/{nb.name}" in readme, (
+            f"{nb.name} missing from the README's chapter table"
+        )
+
+
+def test_readme_shows_the_two_commands_and_ci_runs_the_test_one():
+    readme = (ROOT / "README.md").read_text()
+    assert "make book" in readme and "make test" in readme
+    assert re.search(r"^\s*make test\b", (ROOT / ".ci" / "run").read_text(), re.M)
+
+
+def test_binder_environment_lists_every_runtime_dependency():
+    def name(req: str) -> str:
+        return re.split(r"[<>=!~\[ ;]", req, maxsplit=1)[0].lower().replace("_", "-")
+
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"]
+    listed = {name(d) for d in env if isinstance(d, str)}
+    listed |= {name(d) for d in env if isinstance(d, dict) for d in d.get("pip", [])}
+    missing = {name(d) for d in deps} - listed
+    assert not missing, f"environment.yml lacks {missing}"
+    post = ROOT / "postBuild"
+    assert post.stat().st_mode & 0o111 and "pip install" in post.read_text()
+
+
+def test_no_third_party_data_is_tracked():
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    pattern = re.compile(
+        r"\.tiktoken(\.gz)?$|botchan\.txt$|tokenizer\.model|\.po$|encoder\.json$|vocab\.bpe$|plotly\.min\.js$"
+    )
+    assert not [f for f in files if pattern.search(f)]
+
+
+def test_ruff_is_clean_including_notebooks():
+    for args in (["check", "."], ["format", "--check", "."]):
+        result = subprocess.run(
+            [sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stdout + result.stderr

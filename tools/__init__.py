@@ -1,0 +1,1 @@
+"""Maintenance tools for the repository (not part of the installed package)."""
