@@ -43,7 +43,9 @@ def page(name: str) -> str:
 
 
 def test_build_has_zero_warnings(build_log):
-    warnings = [line for line in build_log.splitlines() if re.search(r"WARNING|ERROR", line)]
+    warnings = [
+        line for line in build_log.splitlines() if re.search(r"WARNING:|ERROR:|CRITICAL:", line)
+    ]
     assert not warnings, "\n".join(warnings)
 
 
