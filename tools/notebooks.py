@@ -31,11 +31,8 @@ import sys
 if "google.colab" in sys.modules:
     import subprocess
 
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q",
-         "tokcourse @ git+{url}"],
-        check=True,
-    )"""
+    package = "tokcourse @ git+{url}"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", package], check=True)"""
 
 SETUP_CELL = """\
 from tokcourse.plotting import setup_notebook
