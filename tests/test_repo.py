@@ -111,6 +111,7 @@ def test_sync_url_publishes_a_fork(tmp_path):
     readme = (copy / "README.md").read_text()
     assert "colab.research.google.com/github/someone/fork/blob/main/notebooks/" in readme
     assert "mybinder.org/v2/gh/someone/fork/main" in readme
+    assert "https://someone.github.io/fork/" in readme  # the published book
     assert "github.com/karpathy/minbpe" in readme  # other projects' links untouched
     assert "tokcourse/tokcourse" not in readme
     for path in (copy / "notebooks").glob("*.ipynb"):

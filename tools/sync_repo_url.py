@@ -23,6 +23,8 @@ LINK = re.compile(
     r"|https://mybinder\.org/v2/gh/|git\+https://github\.com/)"
     r"(?P<slug>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)"
 )
+# The published book: https://<org>.github.io/<repo>/
+PAGES = re.compile(r"https://(?P<org>[A-Za-z0-9_.-]+)\.github\.io/(?P<repo>[A-Za-z0-9_.-]+)")
 INSTALLED = re.compile(r"git\+https://github\.com/(?P<slug>[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)")
 
 
@@ -32,7 +34,14 @@ def text_files(root: Path) -> list[Path]:
 
 def rewrite_links(text: str, old_slug: str, new_slug: str) -> str:
     """Point links to ``old_slug`` at ``new_slug``; links to other projects stay as they are."""
-    return LINK.sub(lambda m: m["prefix"] + new_slug if m["slug"] == old_slug else m[0], text)
+    text = LINK.sub(lambda m: m["prefix"] + new_slug if m["slug"] == old_slug else m[0], text)
+    org, repo = new_slug.split("/")
+    return PAGES.sub(
+        lambda m: (
+            f"https://{org}.github.io/{repo}" if f"{m['org']}/{m['repo']}" == old_slug else m[0]
+        ),
+        text,
+    )
 
 
 def _first_code_cell(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
