@@ -1,0 +1,185 @@
+"""Byte Pair Encoding, the algorithm: count pairs, merge the most frequent, repeat.
+
+Everything here works on lists of integer ids. Training starts from the UTF-8 bytes of the
+text (ids 0..255) and each merge mints the next id: the first merge makes 256, the next 257...
+
+>>> merges = train("aaabdaaabac", 259)
+>>> merges
+{(97, 97): 256, (256, 97): 257, (257, 98): 258}
+
+**The tie rule.** When several pairs are equally frequent, ``train`` merges the pair whose
+bytes are lexicographically greatest: it compares ``(vocab[a], vocab[b])`` as a tuple of byte
+strings (and, in the freak case of two pairs with identical bytes, prefers the smaller ids).
+The result depends only on the counts, never on the order in which pairs were first seen.
+(minbpe takes the first pair that ``max`` meets, so its merges depend on dict insertion order.)
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import pairwise
+
+__all__ = ["get_stats", "merge", "most_frequent_pair", "train", "train_on_chunks"]
+
+
+def get_stats(
+    ids: Sequence[int], counts: dict[tuple[int, int], int] | None = None, *, weight: int = 1
+) -> dict[tuple[int, int], int]:
+    """Count how often each pair of neighbours occurs in ``ids``.
+
+    Pass ``counts`` to keep adding to an existing tally (one call per chunk of text), and
+    ``weight`` to count a chunk that occurs several times in the text in one go.
+
+    >>> get_stats([1, 2, 3, 1, 2])
+    {(1, 2): 2, (2, 3): 1, (3, 1): 1}
+    >>> get_stats([1, 2], {(1, 2): 5}, weight=3)
+    {(1, 2): 8}
+    """
+    counts = {} if counts is None else counts
+    for pair in pairwise(ids):  # (ids[0], ids[1]), (ids[1], ids[2]), ...
+        counts[pair] = counts.get(pair, 0) + weight
+    return counts
+
+
+def merge(ids: Sequence[int], pair: tuple[int, int], idx: int) -> list[int]:
+    """Replace every occurrence of ``pair`` in ``ids`` by the new id ``idx``, left to right.
+
+    Subtle: occurrences may overlap (``a a a`` holds ``(a, a)`` twice); scanning left to right
+    and jumping past each replacement merges the leftmost one, which is what BPE does.
+
+    >>> merge([1, 2, 3, 1, 2], (1, 2), 4)
+    [4, 3, 4]
+    >>> merge([5, 5, 5], (5, 5), 6)
+    [6, 5]
+    """
+    new_ids = []
+    i = 0
+    while i < len(ids):
+        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
+            new_ids.append(idx)
+            i += 2
+        else:
+            new_ids.append(ids[i])
+            i += 1
+    return new_ids
+
+
+def most_frequent_pair(
+    stats: Mapping[tuple[int, int], int], vocab: Mapping[int, bytes]
+) -> tuple[int, int]:
+    """The pair to merge next: the most frequent one, ties broken by the tie rule.
+
+    Ties go to the pair whose bytes ``(vocab[a], vocab[b])`` are lexicographically greatest;
+    if even those are equal (two ids can spell the same bytes), to the smaller ids.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> most_frequent_pair({(97, 98): 2, (98, 99): 2, (120, 121): 1}, vocab)  # b'bc' > b'ab'
+    (98, 99)
+    """
+    if not stats:
+        raise ValueError("there are no pairs to choose from (every chunk is a single token)")
+    return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], -p[0], -p[1]))
+
+
+def _check_vocab_size(vocab_size: int) -> int:
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+        raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__}")
+    if vocab_size < 256:
+        raise ValueError(
+            f"vocab_size must be at least 256 (one token per byte value), got {vocab_size}"
+        )
+    return vocab_size - 256
+
+
+def _as_bytes(text: str | bytes, what: str = "text") -> bytes:
+    if isinstance(text, str):
+        return text.encode("utf-8")
+    if isinstance(text, (bytes, bytearray)):
+        return bytes(text)
+    raise TypeError(f"{what} must be a str or bytes, got {type(text).__name__}: {text!r:.80}")
+
+
+def _too_few_pairs(vocab_size: int, done: int) -> ValueError:
+    return ValueError(
+        f"vocab_size={vocab_size} needs {vocab_size - 256} merges, but the training text only "
+        f"allows {done}: after {done} merges every chunk is a single token. Use "
+        f"vocab_size <= {256 + done} or more text."
+    )
+
+
+def train(text: str | bytes, vocab_size: int, verbose: bool = False) -> dict[tuple[int, int], int]:
+    """The naive trainer: learn ``vocab_size - 256`` merges from one sequence of bytes.
+
+    Returns the merges in the order they were learned, ``{(a, b): new_id}``. Ties between
+    equally frequent pairs follow the tie rule (see the module docstring).
+
+    >>> train("aaabdaaabac", 257)
+    {(97, 97): 256}
+    """
+    num_merges = _check_vocab_size(vocab_size)
+    data = _as_bytes(text)
+    if not data:
+        raise ValueError("cannot train on empty text")
+    ids = list(data)
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges: dict[tuple[int, int], int] = {}
+    for i in range(num_merges):
+        stats = get_stats(ids)
+        if not stats:
+            raise _too_few_pairs(vocab_size, i)
+        pair = most_frequent_pair(stats, vocab)
+        idx = 256 + i
+        ids = merge(ids, pair, idx)
+        merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+        if verbose:
+            print(f"merge {i + 1}/{num_merges}: {pair} -> {idx} {vocab[idx]!r} ({stats[pair]}x)")
+    return merges
+
+
+def train_on_chunks(
+    chunks: Iterable[str | bytes] | Mapping[str | bytes, int],
+    vocab_size: int,
+    verbose: bool = False,
+) -> dict[tuple[int, int], int]:
+    """Learn merges from many chunks; pairs are never counted across a chunk boundary.
+
+    ``chunks`` is an iterable of chunks or a mapping ``{chunk: how_often}``. Equal chunks
+    always merge the same way, so each distinct chunk is stored once with its count: same
+    merges as looping over every chunk, much less work.
+
+    >>> train_on_chunks(["ab", "ab", "ba"], 257)
+    {(97, 98): 256}
+    """
+    num_merges = _check_vocab_size(vocab_size)
+    if isinstance(chunks, (str, bytes, bytearray)):
+        raise TypeError("chunks must be a list of chunks, not one str/bytes; did you mean train()?")
+    counted: dict[bytes, int] = {}
+    items = chunks.items() if isinstance(chunks, Mapping) else ((c, 1) for c in chunks)
+    for chunk, count in items:
+        data = _as_bytes(chunk, "each chunk")
+        count = operator.index(count)
+        if data and count > 0:
+            counted[data] = counted.get(data, 0) + count
+    if not counted:
+        raise ValueError("cannot train on empty text")
+    # one id list per distinct chunk, with its weight
+    chunk_ids = [list(data) for data in counted]
+    weights = list(counted.values())
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges: dict[tuple[int, int], int] = {}
+    for i in range(num_merges):
+        stats: dict[tuple[int, int], int] = {}
+        for ids, weight in zip(chunk_ids, weights, strict=True):
+            get_stats(ids, stats, weight=weight)
+        if not stats:
+            raise _too_few_pairs(vocab_size, i)
+        pair = most_frequent_pair(stats, vocab)
+        idx = 256 + i
+        chunk_ids = [merge(ids, pair, idx) if len(ids) > 1 else ids for ids in chunk_ids]
+        merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+        if verbose:
+            print(f"merge {i + 1}/{num_merges}: {pair} -> {idx} {vocab[idx]!r} ({stats[pair]}x)")
+    return merges

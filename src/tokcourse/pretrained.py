@@ -1,0 +1,180 @@
+"""GPT-2, GPT-4 and GPT-4o as our own RegexTokenizers, rebuilt from tiktoken's ranks.
+
+tiktoken ships a tokenizer as ``mergeable_ranks``: ``{token bytes: rank}``, where the rank is
+also the token id. It stores no merge pairs: tiktoken's encoder looks the bytes of a candidate
+pair up directly. To run *our* encoder we recover the pair behind each token, by replaying
+BPE on the token's own bytes using only lower-ranked tokens: it ends with exactly two parts.
+
+Two more things to get right:
+
+- **The byte permutation.** Token ids 0..255 are the 256 single bytes, but not in byte order:
+  GPT-2 numbered the printable bytes first (id 0 is ``b"!"``, byte 0 is id 188). Our tables
+  record it in ``byte_shuffle``; encode starts from those ids, decode reads ``vocab``.
+- **Special tokens**, which are not in the ranks at all: registered from tiktoken.
+
+>>> gpt4 = GPT4Tokenizer()
+>>> gpt4.encode("hello world")
+[15339, 1917]
+>>> gpt4.byte_shuffle[:3]  # the ids of the bytes 0, 1, 2
+(188, 189, 190)
+
+Building the tables takes up to a few seconds (GPT-4o's 200k tokens); they are computed on
+the first use in a process and cached (nothing happens at import time).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .patterns import SPLIT_PATTERNS
+from .regex import RegexTokenizer
+
+if TYPE_CHECKING:  # tiktoken is imported lazily: importing this module costs nothing
+    import tiktoken
+
+__all__ = [
+    "GPT2Tokenizer",
+    "GPT4Tokenizer",
+    "GPT4oTokenizer",
+    "PretrainedTokenizer",
+    "bpe_parts",
+    "recover_merges",
+]
+
+
+def bpe_parts(token: bytes, ranks: Mapping[bytes, int], max_rank: int | None = None) -> list[bytes]:
+    """Run tiktoken-style BPE on ``token``, using only tokens ranked below ``max_rank``.
+
+    Repeatedly merge the adjacent pair whose concatenation has the lowest rank (leftmost on
+    a tie), until no pair ranks below ``max_rank``.
+
+    >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4}
+    >>> bpe_parts(b"abc", ranks, max_rank=4)
+    [b'ab', b'c']
+    """
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 1:
+        best_rank, best_i = None, -1
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1])
+            if rank is not None and (best_rank is None or rank < best_rank):
+                best_rank, best_i = rank, i
+        if best_rank is None or (max_rank is not None and best_rank >= max_rank):
+            break
+        parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
+    return parts
+
+
+def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> dict[tuple[int, int], int]:
+    """The merge pairs behind tiktoken's ranks: ``{(left id, right id): token id}``.
+
+    The pair of a token is what BPE makes of its bytes just before the token itself may be
+    used: two parts, both ranked lower. Merges come out in rank order, the order BPE learned
+    them in. A token that BPE could never produce (more than two parts) is an error, since
+    our pair-based encoder could not produce it either.
+
+    >>> recover_merges({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
+    {(0, 1): 3, (3, 2): 4}
+    """
+    merges = {}
+    for token, rank in sorted(mergeable_ranks.items(), key=lambda item: item[1]):
+        if len(token) == 1:
+            continue  # the 256 byte tokens are not merges
+        parts = bpe_parts(token, mergeable_ranks, max_rank=rank)
+        if len(parts) != 2:
+            raise ValueError(
+                f"token {token!r} (rank {rank}) cannot be built by merging two lower-ranked "
+                f"tokens (BPE stops at {parts}); these ranks are not a BPE merge list"
+            )
+        merges[mergeable_ranks[parts[0]], mergeable_ranks[parts[1]]] = rank
+    return merges
+
+
+@functools.cache
+def _tables(encoding_name: str) -> tuple[str, tuple[int, ...], tuple, tuple]:
+    """Pattern, byte order, merges and specials of a tiktoken encoding, as immutable tuples.
+
+    Cached per process: every tokenizer built afterwards copies these in milliseconds.
+    """
+    import tiktoken
+
+    enc = tiktoken.get_encoding(encoding_name)
+    pattern = SPLIT_PATTERNS.get(encoding_name, enc._pat_str)
+    return _tables_of(enc, pattern)
+
+
+def _tables_of(enc: tiktoken.Encoding, pattern: str) -> tuple[str, tuple[int, ...], tuple, tuple]:
+    ranks = enc._mergeable_ranks
+    byte_ids = []
+    for b in range(256):
+        if bytes([b]) not in ranks:
+            raise ValueError(f"encoding {enc.name!r} has no token for the byte {b}")
+        byte_ids.append(ranks[bytes([b])])
+    if sorted(byte_ids) != list(range(256)):
+        raise ValueError(f"encoding {enc.name!r} does not give the 256 bytes the ids 0..255")
+    merges = tuple(recover_merges(ranks).items())
+    specials = tuple(sorted(enc._special_tokens.items(), key=lambda item: item[1]))
+    return pattern, tuple(byte_ids), merges, specials
+
+
+class PretrainedTokenizer(RegexTokenizer):
+    """A RegexTokenizer whose tables come from a tiktoken encoding (name or ``Encoding``).
+
+    >>> PretrainedTokenizer("cl100k_base").decode([15339, 1917])
+    'hello world'
+    """
+
+    encoding_name: str = ""
+
+    def __init__(self, encoding: str | tiktoken.Encoding | None = None) -> None:
+        encoding = self.encoding_name if encoding is None else encoding
+        if isinstance(encoding, str):
+            if not encoding:
+                raise TypeError("PretrainedTokenizer needs a tiktoken encoding name")
+            pattern, byte_shuffle, merges, specials = _tables(encoding)
+            self.encoding_name = encoding
+        else:
+            pattern, byte_shuffle, merges, specials = _tables_of(encoding, encoding._pat_str)
+            self.encoding_name = encoding.name
+        super().__init__(pattern)
+        self.byte_shuffle = byte_shuffle
+        self.merges = dict(merges)
+        self.vocab = self._build_vocab()
+        self.register_special_tokens(dict(specials))
+
+    def train(self, text: str, vocab_size: int, verbose: bool = False) -> None:
+        raise NotImplementedError(
+            f"{type(self).__name__} is pretrained; to train, start from a RegexTokenizer"
+        )
+
+
+class GPT2Tokenizer(PretrainedTokenizer):
+    """GPT-2's tokenizer (tiktoken ``r50k_base``, the same ranks as ``gpt2``); 50,257 tokens.
+
+    >>> GPT2Tokenizer().encode("hello world")
+    [31373, 995]
+    """
+
+    encoding_name = "r50k_base"
+
+
+class GPT4Tokenizer(PretrainedTokenizer):
+    """GPT-4's tokenizer (tiktoken ``cl100k_base``).
+
+    >>> GPT4Tokenizer().encode("hello world")
+    [15339, 1917]
+    """
+
+    encoding_name = "cl100k_base"
+
+
+class GPT4oTokenizer(PretrainedTokenizer):
+    """GPT-4o's tokenizer (tiktoken ``o200k_base``).
+
+    >>> GPT4oTokenizer().encode("hello world")
+    [24912, 2375]
+    """
+
+    encoding_name = "o200k_base"

@@ -1,0 +1,162 @@
+"""Special-token rules: when the text ``<|endoftext|>`` becomes the special token, and when not.
+
+Special tokens (``<|endoftext|>``, ``<|fim_prefix|>``, ...) never come out of BPE: the text is
+cut at each allowed special token first, and the pieces in between are encoded as usual. We
+follow tiktoken's ``Encoding.encode`` rules exactly:
+
+- ``allowed_special``: which special tokens may be produced from text; ``"all"`` or a set of
+  names. Default: none.
+- ``disallowed_special``: strings that make ``encode`` raise ``ValueError`` when they occur in
+  the text. Default ``"all"``: every special token that is not allowed. Pass ``()`` to encode
+  such text as ordinary text instead.
+
+Why refuse by default? Text from a user that contains ``<|endoftext|>`` would otherwise end
+the document in the model's eyes (a prompt injection). The caller has to say what they want.
+
+Two details, both tiktoken's: the disallowed check looks at the raw text, *before* any cutting,
+so a disallowed name raises even inside a longer allowed one; and ``disallowed_special`` may
+name any string, not only special tokens.
+
+Where we differ from tiktoken, it is to refuse or to be predictable, never to give other ids:
+
+- Overlapping special tokens (one a prefix of another, as in custom chat tokens): the one that
+  starts leftmost wins, and among those the longest. tiktoken's choice there is an accident of
+  its regex engine, and it can even miss an allowed token that overlaps a non-allowed one
+  (``tests/test_special.py`` shows both). tiktoken's own special tokens never overlap.
+- A bare string such as ``allowed_special="<|endoftext|>"`` is a ``TypeError`` that shows the
+  set to pass instead (tiktoken fails with an unrelated error); an empty name is refused (it
+  would match everywhere). Lists and tuples work like sets.
+
+>>> specials = {"<|endoftext|>": 100257}
+>>> split_specials("hi<|endoftext|>", allowed_special_set("all", specials))
+['hi', '<|endoftext|>']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from typing import Literal
+
+import regex
+
+__all__ = [
+    "allowed_special_set",
+    "check_disallowed",
+    "disallowed_special_set",
+    "disallowed_special_error",
+    "find_specials",
+    "split_specials",
+]
+
+
+def _names(value: object, argument: str) -> frozenset[str]:
+    """Validate an ``allowed_special`` / ``disallowed_special`` collection of names."""
+    if isinstance(value, str):
+        # subtle: a str is a collection of characters, so "<|endoftext|>" would silently mean
+        # {"<", "|", ...}; tiktoken crashes obscurely there, we say what to pass instead
+        raise TypeError(
+            f'{argument} must be "all" or a set of strings, got the string {value!r}; '
+            f"did you mean {argument}={{{value!r}}}?"
+        )
+    if not isinstance(value, Iterable):
+        raise TypeError(
+            f'{argument} must be "all" or a set of strings, got {type(value).__name__}: {value!r}'
+        )
+    names = frozenset(value)
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{argument} must hold strings, got {type(name).__name__}: {name!r}")
+        if not name:
+            raise ValueError(f"{argument} holds the empty string, which matches everywhere")
+    return names
+
+
+def allowed_special_set(
+    allowed_special: Literal["all"] | Collection[str], special_tokens: Collection[str]
+) -> frozenset[str]:
+    """Resolve ``allowed_special`` to a set of names.
+
+    Names that are not special tokens are ignored (as in tiktoken): they can never match.
+
+    >>> sorted(allowed_special_set("all", {"<|a|>": 1, "<|b|>": 2}))
+    ['<|a|>', '<|b|>']
+    """
+    if allowed_special == "all":
+        return frozenset(special_tokens)
+    return _names(allowed_special, "allowed_special")
+
+
+def disallowed_special_set(
+    disallowed_special: Literal["all"] | Collection[str],
+    allowed: frozenset[str],
+    special_tokens: Collection[str],
+) -> frozenset[str]:
+    """Resolve ``disallowed_special``; ``"all"`` means every special token not allowed.
+
+    >>> sorted(disallowed_special_set("all", frozenset({"<|a|>"}), {"<|a|>": 1, "<|b|>": 2}))
+    ['<|b|>']
+    """
+    if disallowed_special == "all":
+        return frozenset(special_tokens) - allowed
+    return _names(disallowed_special, "disallowed_special")
+
+
+def find_specials(text: str, names: Collection[str]) -> list[regex.Match]:
+    """All non-overlapping occurrences of ``names`` in ``text``, leftmost first, longest first.
+
+    Subtle: a regex alternation takes the first alternative that matches, so we list the
+    names longest first; at any position the longest name wins.
+
+    >>> [m.group() for m in find_specials("<|a|>b<|a|>", ["<|a|>", "<|a|>b"])]
+    ['<|a|>b', '<|a|>']
+    """
+    if not names:
+        return []
+    ordered = sorted(names, key=lambda name: (-len(name), name))
+    return list(regex.finditer("|".join(regex.escape(name) for name in ordered), text))
+
+
+def disallowed_special_error(name: str) -> ValueError:
+    """The error ``encode`` raises for a disallowed special token: what it is, what to pass."""
+    return ValueError(
+        f"the text contains the special token {name!r}, which is not allowed here.\n"
+        f"To encode it as the special token, pass allowed_special={{{name!r}}} "
+        '(or allowed_special="all").\n'
+        "To encode it as ordinary text, pass disallowed_special=() "
+        f"(or leave {name!r} out of disallowed_special)."
+    )
+
+
+def check_disallowed(text: str, disallowed: Collection[str]) -> None:
+    """Raise ``ValueError`` naming the first disallowed string found in ``text``.
+
+    >>> check_disallowed("hello", {"<|endoftext|>"})  # nothing to complain about
+    >>> check_disallowed("a<|endoftext|>", {"<|endoftext|>"})
+    Traceback (most recent call last):
+    ...
+    ValueError: the text contains the special token '<|endoftext|>', which is not allowed here.
+    ...
+    """
+    found = find_specials(text, disallowed)
+    if found:
+        raise disallowed_special_error(found[0].group())
+
+
+def split_specials(text: str, allowed: Collection[str]) -> list[str]:
+    """Cut ``text`` at every allowed special token, keeping the tokens as separate pieces.
+
+    Ordinary pieces are exactly the text between two special tokens (never empty).
+
+    >>> split_specials("a<|x|><|x|>b", {"<|x|>"})
+    ['a', '<|x|>', '<|x|>', 'b']
+    """
+    pieces = []
+    start = 0
+    for match in find_specials(text, allowed):
+        if match.start() > start:
+            pieces.append(text[start : match.start()])
+        pieces.append(match.group())
+        start = match.end()
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces

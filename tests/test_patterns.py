@@ -1,0 +1,178 @@
+"""The split patterns are tiktoken's, and our split cuts text exactly where tiktoken's does."""
+
+from __future__ import annotations
+
+import pytest
+import regex
+import tiktoken
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tokcourse import assets, patterns
+from tokcourse.patterns import (
+    GPT2_SPLIT_PATTERN,
+    GPT4_SPLIT_PATTERN,
+    GPT4O_SPLIT_PATTERN,
+    SPLIT_PATTERNS,
+    compile_pattern,
+    split,
+)
+from tokcourse.unicode_pin import pin_unicode, unassigned_ranges
+
+from ._parity import ENCODINGS, FRAGMENTS, PARITY_EXAMPLES, tiktoken_splits_like_us, valid_text
+
+PATTERN_OF = {
+    "r50k_base": GPT2_SPLIT_PATTERN,
+    "cl100k_base": GPT4_SPLIT_PATTERN,
+    "o200k_base": GPT4O_SPLIT_PATTERN,
+}
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_pattern_string_is_tiktokens(name: str) -> None:
+    assert PATTERN_OF[name] == tiktoken.get_encoding(name)._pat_str
+    assert SPLIT_PATTERNS[name] == PATTERN_OF[name]
+
+
+def test_gpt2_encoding_has_the_r50k_pattern() -> None:
+    try:
+        enc = tiktoken.get_encoding("gpt2")
+    except Exception as err:  # not cached yet: run `python -m tokcourse.assets setup`
+        pytest.skip(f"tiktoken 'gpt2' not available offline: {err!r:.80}")
+    assert enc._pat_str == SPLIT_PATTERNS["gpt2"]
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern", "chunks"),
+    [
+        ("Hello world", GPT2_SPLIT_PATTERN, ["Hello", " world"]),
+        ("DON'T do it", GPT2_SPLIT_PATTERN, ["DON", "'", "T", " do", " it"]),
+        ("DON'T do it", GPT4_SPLIT_PATTERN, ["DON", "'T", " do", " it"]),
+        ("don't", GPT4O_SPLIT_PATTERN, ["don't"]),
+        ("12345", GPT2_SPLIT_PATTERN, ["12345"]),
+        ("12345", GPT4_SPLIT_PATTERN, ["123", "45"]),
+        ("a   b", GPT4_SPLIT_PATTERN, ["a", "  ", " b"]),
+        ("a  \n\n b", GPT4_SPLIT_PATTERN, ["a", "  \n\n", " b"]),
+        ("camelCase HTTPServer", GPT4O_SPLIT_PATTERN, ["camel", "Case", " HTTPServer"]),
+        ("it\u2019s", GPT4_SPLIT_PATTERN, ["it", "\u2019s"]),
+        ("x  ", GPT4_SPLIT_PATTERN, ["x", "  "]),
+    ],
+)
+def test_known_splits(text: str, pattern: str, chunks: list[str]) -> None:
+    assert split(text, pattern) == chunks
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_fragments_split_like_tiktoken(name: str) -> None:
+    texts = FRAGMENTS + ["".join(FRAGMENTS), " ".join(FRAGMENTS), "\n".join(FRAGMENTS)]
+    assert tiktoken_splits_like_us(PATTERN_OF[name], texts) == []
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_generated_strings_split_like_tiktoken(name: str) -> None:
+    @settings(max_examples=max(100, PARITY_EXAMPLES // 3), deadline=None)
+    @given(st.lists(valid_text, min_size=1, max_size=20))
+    def check(texts: list[str]) -> None:
+        assert tiktoken_splits_like_us(PATTERN_OF[name], texts) == []
+
+    check()
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_split_equals_plain_findall_on_tiktoken_pattern(name: str) -> None:
+    """Without the Unicode pin, our split is just regex.findall with tiktoken's pattern."""
+    text = "".join(f for f in FRAGMENTS if pin_unicode(f) == f)
+    pat = tiktoken.get_encoding(name)._pat_str
+    assert split(text, PATTERN_OF[name]) == regex.findall(pat, text)
+
+
+def test_split_never_drops_text() -> None:
+    # The corrupted "GPT-4 pattern" from the lecture transcript (see errata.md): no \s part.
+    bad = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{2,}"
+    with pytest.raises(ValueError, match=r"skips ' ' at position 5"):
+        split("hello  world", bad)
+    with pytest.raises(ValueError, match="skips '7'"):
+        split("hello7", bad)
+
+
+def test_compile_pattern_errors() -> None:
+    with pytest.raises(ValueError, match=r"invalid split pattern '\(unclosed'"):
+        compile_pattern("(unclosed")
+    with pytest.raises(ValueError, match="empty"):
+        compile_pattern("")
+    with pytest.raises(TypeError, match="bytes"):
+        compile_pattern(rb"\w+")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------- Unicode pin
+def _members(pattern: str, text: str) -> set[str]:
+    """The characters of ``text`` that tiktoken's regex engine matches with ``pattern``.
+
+    tiktoken keeps only what the pattern matches, so with a one-character pattern and a
+    vocabulary of the 256 bytes, decode(encode(text)) is exactly the matching characters.
+    """
+    ranks = {bytes([b]): b for b in range(256)}
+    enc = tiktoken.Encoding(
+        "class-oracle", pat_str=pattern, mergeable_ranks=ranks, special_tokens={}
+    )
+    return set(enc.decode(enc.encode_ordinary(text)))
+
+
+GENERAL_CATEGORIES = (
+    "Lu Ll Lt Lm Lo Mn Mc Me Nd Nl No Pc Pd Ps Pe Pi Pf Po Sm Sc Sk So Zs Zl Zp Cc Cf Co Cn"
+).split()
+
+
+def test_unicode_pin_gives_every_code_point_tiktokens_category() -> None:
+    """For all 1,112,064 code points: category per regex-after-pin == category per tiktoken.
+
+    If this fails after upgrading ``regex`` or tiktoken, the table in unicode_pin.py is stale;
+    the failure lists the code points to add or remove.
+    """
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    pinned = pin_unicode(every)
+    assert len(pinned) == len(every)
+    wrong = []
+    for category in GENERAL_CATEGORIES:
+        theirs = _members(rf"\p{{{category}}}", every)
+        mine = {every[m.start()] for m in regex.finditer(rf"\p{{{category}}}", pinned)}
+        wrong += [f"U+{ord(c):04X} {category}" for c in sorted(theirs ^ mine)]
+    assert wrong == [], f"{len(wrong)} code points disagree, first: {wrong[:20]}"
+
+
+@pytest.mark.parametrize(
+    "pattern", [r"\s", r"\p{L}", r"\p{N}", r"(?i:[sdmt]|ll|ve|re)", r"[^\r\n\p{L}\p{N}]"]
+)
+def test_unicode_pin_pattern_classes(pattern: str) -> None:
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF)
+    pinned = pin_unicode(every)
+    mine = {every[m.start()] for m in regex.finditer(pattern, pinned)}
+    assert mine == _members(pattern, every)
+
+
+def test_unicode_pin_table_is_sorted_and_disjoint() -> None:
+    ranges = unassigned_ranges()
+    assert all(a <= b for a, b in ranges)
+    assert all(b1 < a2 - 1 for (_, b1), (a2, _) in zip(ranges, ranges[1:], strict=False))
+    assert sum(b - a + 1 for a, b in ranges) == 17_810
+
+
+def test_newer_unicode_letter_splits_like_tiktoken() -> None:
+    # U+323B0 is a CJK ideograph (Unicode 17.0): a letter to `regex`, unassigned to tiktoken,
+    # for which it is like "!": it may lead a word, it cannot be part of one.
+    assert split("a\U000323b0b", GPT4_SPLIT_PATTERN) == ["a", "\U000323b0b"]
+    assert regex.findall(GPT4_SPLIT_PATTERN, "a\U000323b0b") == ["a\U000323b0b"]
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_corpora_split_like_tiktoken(name: str) -> None:
+    texts = [assets.botchan_text(), assets.stdlib_code(max_bytes=200_000)]
+    texts += ["\n".join(messages) for messages in assets.parallel_text().values()]
+    assert tiktoken_splits_like_us(PATTERN_OF[name], texts) == []
+    pat = tiktoken.get_encoding(name)._pat_str
+    for text in texts:  # these corpora hold no character newer than Unicode 16.0
+        assert split(text, PATTERN_OF[name]) == regex.findall(pat, text)
+
+
+def test_patterns_module_has_no_state() -> None:
+    assert patterns.__all__  # importing it compiled nothing and read nothing
