@@ -20,7 +20,16 @@ import operator
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
-__all__ = ["get_stats", "merge", "most_frequent_pair", "train", "train_on_chunks"]
+__all__ = [
+    "build_vocab",
+    "decode",
+    "encode",
+    "get_stats",
+    "merge",
+    "most_frequent_pair",
+    "train",
+    "train_on_chunks",
+]
 
 
 def get_stats(
@@ -183,3 +192,69 @@ def train_on_chunks(
         if verbose:
             print(f"merge {i + 1}/{num_merges}: {pair} -> {idx} {vocab[idx]!r} ({stats[pair]}x)")
     return merges
+
+
+def build_vocab(
+    merges: Mapping[tuple[int, int], int], byte_ids: Sequence[int] | None = None
+) -> dict[int, bytes]:
+    """The bytes behind every token: the 256 single bytes, then one token per merge.
+
+    Subtle: merges are visited in the order they were learned (``dict`` keeps insertion
+    order), so both halves of a pair already have their bytes. Sorting them first breaks that.
+    ``byte_ids[b]`` is the id of the one-byte token ``b`` (default ``b`` itself; GPT-2 and
+    GPT-4 number their byte tokens differently, see chapter 05).
+
+    >>> vocab = build_vocab({(97, 97): 256, (256, 97): 257})
+    >>> vocab[257]
+    b'aaa'
+    """
+    vocab = {idx: bytes([b]) for b, idx in enumerate(range(256) if byte_ids is None else byte_ids)}
+    for (a, b), idx in merges.items():
+        if a not in vocab or b not in vocab:
+            raise ValueError(f"merge ({a}, {b}) -> {idx} uses an id not defined before it")
+        if idx in vocab:
+            raise ValueError(f"merge ({a}, {b}) -> {idx} reuses id {idx}")
+        vocab[idx] = vocab[a] + vocab[b]
+    return vocab
+
+
+def encode(
+    text: str | bytes,
+    merges: Mapping[tuple[int, int], int],
+    byte_ids: Sequence[int] | None = None,
+) -> list[int]:
+    """Encode text with BPE: start from bytes, apply the earliest-learned merge, repeat.
+
+    Why ``min`` over the merge ids: a merge can only use tokens made before it, so merges are
+    replayed in the order they were learned, never by how frequent a pair is in this text.
+    The ``len(ids) >= 2`` test sits in the loop: after a merge one token may be all that's left.
+
+    >>> merges = {(97, 97): 256, (256, 97): 257}
+    >>> encode("aaab", merges)  # aa a b -> aaa b
+    [257, 98]
+    >>> encode("aaaab", merges)  # aa aa b: (256, 97) never occurs
+    [256, 256, 98]
+    >>> encode("", merges)
+    []
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    ids = list(data) if byte_ids is None else [byte_ids[b] for b in data]
+    while len(ids) >= 2:
+        stats = get_stats(ids)
+        pair = min(stats, key=lambda p: merges.get(p, float("inf")))
+        if pair not in merges:
+            break  # no pair left that was ever merged
+        ids = merge(ids, pair, merges[pair])
+    return ids
+
+
+def decode(ids: Iterable[int], vocab: Mapping[int, bytes]) -> str:
+    """Turn ids back into text; bytes that are not valid UTF-8 become "\ufffd".
+
+    Why ``errors="replace"``: a model may emit any sequence of ids, for instance a token
+    holding only the first byte of a multi-byte character; decoding must not crash on it.
+
+    >>> decode([104, 105, 226], build_vocab({}))
+    'hi\ufffd'
+    """
+    return b"".join(vocab[idx] for idx in ids).decode("utf-8", errors="replace")

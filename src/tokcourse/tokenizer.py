@@ -27,7 +27,7 @@ from collections.abc import Collection, Iterable, Mapping
 from typing import Literal, NoReturn
 
 from . import special
-from .bpe import get_stats, merge
+from .bpe import build_vocab, encode
 from .patterns import compile_pattern, split
 
 __all__ = ["FORMAT_VERSION", "Tokenizer", "render_token"]
@@ -131,19 +131,8 @@ class Tokenizer:
         self._pattern = pattern
 
     def _build_vocab(self) -> dict[int, bytes]:
-        """``{id: bytes}`` for the 256 byte tokens and every merge (specials are separate).
-
-        Subtle: merges must be visited in the order they were made, so that both halves of a
-        pair already have bytes; ``dict`` keeps insertion order, and we check anyway.
-        """
-        vocab = {idx: bytes([b]) for b, idx in enumerate(self.byte_shuffle)}
-        for (a, b), idx in self.merges.items():
-            if a not in vocab or b not in vocab:
-                raise ValueError(f"merge ({a}, {b}) -> {idx} uses an id not defined before it")
-            if idx in vocab:
-                raise ValueError(f"merge ({a}, {b}) -> {idx} reuses id {idx}")
-            vocab[idx] = vocab[a] + vocab[b]
-        return vocab
+        """``{id: bytes}`` for the 256 byte tokens and every merge (specials are separate)."""
+        return build_vocab(self.merges, self.byte_shuffle)
 
     @property
     def n_vocab(self) -> int:
@@ -199,19 +188,8 @@ class Tokenizer:
 
     # ------------------------------------------------------------------ encode
     def _encode_chunk(self, data: bytes) -> list[int]:
-        """BPE on one chunk: apply the earliest-learned merge that applies, until none does.
-
-        Why ``min``: a merge can only use tokens made before it, so merges must be replayed in
-        the order they were learned, i.e. by increasing new id (never by pair frequency).
-        """
-        ids = [self.byte_shuffle[b] for b in data]
-        while len(ids) >= 2:
-            pairs = get_stats(ids)
-            pair = min(pairs, key=lambda p: self.merges.get(p, float("inf")))
-            if pair not in self.merges:
-                break  # no pair left that was ever merged
-            ids = merge(ids, pair, self.merges[pair])
-        return ids
+        """BPE on one chunk (see ``bpe.encode``), with this tokenizer's byte ids."""
+        return encode(data, self.merges, self.byte_shuffle)
 
     def _chunks(self, text: str) -> list[str]:
         if self._compiled is None:
