@@ -25,6 +25,7 @@ __all__ = [
     "decode",
     "encode",
     "get_stats",
+    "is_canonical",
     "merge",
     "most_frequent_pair",
     "train",
@@ -258,3 +259,17 @@ def decode(ids: Iterable[int], vocab: Mapping[int, bytes]) -> str:
     'hi\ufffd'
     """
     return b"".join(vocab[idx] for idx in ids).decode("utf-8", errors="replace")
+
+
+def is_canonical(ids: Sequence[int], merges: Mapping[tuple[int, int], int]) -> bool:
+    """True when ``ids`` is exactly what ``encode`` produces for the text they decode to.
+
+    ``decode(encode(s)) == s`` holds for every string, but ``encode(decode(ids)) == ids``
+    does not: many id sequences spell the same text, and ``encode`` makes only one of them.
+    Ids holding invalid UTF-8 do not even decode to the same bytes (they become "\ufffd").
+
+    >>> merges = {(97, 97): 256}
+    >>> is_canonical([256], merges), is_canonical([97, 97], merges), is_canonical([226], merges)
+    (True, False, False)
+    """
+    return encode(decode(ids, build_vocab(merges)), merges) == list(ids)

@@ -34,7 +34,7 @@ Where we differ from tiktoken, it is to refuse or to be predictable, never to gi
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Literal
 
 import regex
@@ -44,6 +44,7 @@ __all__ = [
     "check_disallowed",
     "disallowed_special_set",
     "disallowed_special_error",
+    "encode_with_specials",
     "find_specials",
     "split_specials",
 ]
@@ -160,3 +161,42 @@ def split_specials(text: str, allowed: Collection[str]) -> list[str]:
     if start < len(text):
         pieces.append(text[start:])
     return pieces
+
+
+def _utf8_ids(text: str) -> list[int]:
+    return list(text.encode("utf-8"))
+
+
+def encode_with_specials(
+    text: str,
+    special_tokens: Mapping[str, int],
+    allowed_special: Literal["all"] | Collection[str] = frozenset(),
+    encode_ordinary: Callable[[str], list[int]] = _utf8_ids,
+    disallowed_special: Literal["all"] | Collection[str] = "all",
+) -> list[int]:
+    """Encode ``text`` by tiktoken's special-token rules; ordinary pieces go to ``encode_ordinary``.
+
+    By default no special token is allowed and finding one in the text is an error: text from
+    a user must not end a document or open a chat turn just by spelling the token.
+
+    >>> specials = {"<|endoftext|>": 300}
+    >>> encode_with_specials("hi<|endoftext|>", specials, allowed_special="all")
+    [104, 105, 300]
+    >>> encode_with_specials("hi<|endoftext|>", specials)
+    Traceback (most recent call last):
+    ...
+    ValueError: the text contains the special token '<|endoftext|>', which is not allowed here.
+    ...
+    """
+    allowed = allowed_special_set(allowed_special, special_tokens)
+    disallowed = disallowed_special_set(disallowed_special, allowed, special_tokens)
+    check_disallowed(text, disallowed)  # on the raw text, before any cutting, as tiktoken does
+    allowed = allowed & special_tokens.keys()
+    ids: list[int] = []
+    for piece in split_specials(text, allowed):
+        # an ordinary piece never contains an allowed name, so this test is exact
+        if piece in allowed:
+            ids.append(special_tokens[piece])
+        else:
+            ids.extend(encode_ordinary(piece))
+    return ids

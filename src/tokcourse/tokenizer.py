@@ -23,14 +23,16 @@ from __future__ import annotations
 import json
 import operator
 import os
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Literal, NoReturn
+
+import regex
 
 from . import special
 from .bpe import build_vocab, encode
-from .patterns import compile_pattern, split
+from .patterns import GPT4_SPLIT_PATTERN, compile_pattern, split
 
-__all__ = ["FORMAT_VERSION", "Tokenizer", "render_token"]
+__all__ = ["FORMAT_VERSION", "Tokenizer", "encode_ordinary", "render_token"]
 
 FORMAT_VERSION = "tokcourse v1"
 """First line of every ``.model`` file; bump it when the format changes."""
@@ -105,6 +107,30 @@ def _check_special(name: object, idx: object, vocab: Mapping[int, bytes], known:
         if other_idx == idx and other != name:
             raise ValueError(f"special token {name!r}: id {idx} is already {other!r}")
     return idx
+
+
+def encode_ordinary(
+    text: str,
+    merges: Mapping[tuple[int, int], int],
+    pattern: str | regex.Pattern | None = GPT4_SPLIT_PATTERN,
+    byte_ids: Sequence[int] | None = None,
+) -> list[int]:
+    """Split ``text`` with ``pattern``, then run BPE on each chunk on its own.
+
+    Merges never cross a chunk boundary: ``"dog."`` and ``"dog!"`` both start with the token
+    ``"dog"``. ``pattern=None`` means no split (a basic tokenizer).
+
+    >>> merges = {(101, 32): 256}  # "e " (only a tokenizer trained without a split has it)
+    >>> encode_ordinary("the end", merges, pattern=None)
+    [116, 104, 256, 101, 110, 100]
+    >>> encode_ordinary("the end", merges)  # GPT-4's split: "the", " end"
+    [116, 104, 101, 32, 101, 110, 100]
+    """
+    chunks = ([text] if text else []) if pattern is None else split(text, pattern)
+    ids: list[int] = []
+    for chunk in chunks:
+        ids.extend(encode(chunk, merges, byte_ids))
+    return ids
 
 
 class Tokenizer:
@@ -187,15 +213,6 @@ class Tokenizer:
         self.vocab = self._build_vocab()
 
     # ------------------------------------------------------------------ encode
-    def _encode_chunk(self, data: bytes) -> list[int]:
-        """BPE on one chunk (see ``bpe.encode``), with this tokenizer's byte ids."""
-        return encode(data, self.merges, self.byte_shuffle)
-
-    def _chunks(self, text: str) -> list[str]:
-        if self._compiled is None:
-            return [text] if text else []
-        return split(text, self._compiled)
-
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode ``text`` ignoring special tokens: their text is encoded like any other.
 
@@ -204,10 +221,9 @@ class Tokenizer:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
-        ids: list[int] = []
-        for chunk in self._chunks(_fix_surrogates(text)):
-            ids.extend(self._encode_chunk(chunk.encode("utf-8")))
-        return ids
+        return encode_ordinary(
+            _fix_surrogates(text), self.merges, self._compiled, self.byte_shuffle
+        )
 
     def encode(
         self,
@@ -232,22 +248,9 @@ class Tokenizer:
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
-        allowed = special.allowed_special_set(allowed_special, self.special_tokens)
-        disallowed = special.disallowed_special_set(
-            disallowed_special, allowed, self.special_tokens
+        return special.encode_with_specials(
+            text, self.special_tokens, allowed_special, self.encode_ordinary, disallowed_special
         )
-        special.check_disallowed(text, disallowed)  # on the raw text, as tiktoken does
-        allowed = allowed & self.special_tokens.keys()
-        if not allowed:
-            return self.encode_ordinary(text)
-        ids: list[int] = []
-        for piece in special.split_specials(_fix_surrogates(text), allowed):
-            # an ordinary piece never contains an allowed name, so this test is exact
-            if piece in allowed:
-                ids.append(self.special_tokens[piece])
-            else:
-                ids.extend(self.encode_ordinary(piece))
-        return ids
 
     # ------------------------------------------------------------------ decode
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
