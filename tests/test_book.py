@@ -7,6 +7,7 @@ execution cache is shared: an unchanged chapter is not re-run.
 from __future__ import annotations
 
 import filecmp
+import html as html_lib
 import re
 import shutil
 import subprocess
@@ -91,6 +92,21 @@ def test_introduction_has_a_figure_and_the_token_visualizer(build_log):
     assert re.search(r"class=\"tkv-[0-9a-f]{10}\"", html)  # the token visualizer
 
 
+def test_exercises_render_statement_stub_and_solution_from_the_package(build_log):
+    html = page("notebooks/00_introduction")
+    statements = re.findall(r'<div class="exercise admonition" id="([^"]+)">', html)
+    assert statements, "no exercise block on the page"
+    # each solution, from its dropdown up to the end of its code block
+    solutions = re.findall(r'<div class="solution dropdown admonition".*?</pre>', html, re.S)
+    assert len(solutions) == len(statements)
+    assert html.count("tag_exercise-stub") == len(statements)
+    assert "NotImplementedError" in html
+    # The dropdown holds the package's code, e.g. the reference merge's overlap handling.
+    texts = [html_lib.unescape(re.sub(r"<[^>]+>", "", s)) for s in solutions]
+    merge_solution = next(t for t in texts if "def merge(ids:" in t)
+    assert "i += 2" in merge_solution
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
 def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
     """Headless Chromium with no network at all draws the plotly figure as SVG."""
@@ -112,6 +128,9 @@ def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
     assert 'class="main-svg"' in dom, "plotly did not draw its SVG"
     assert re.search(r"class=\"tkv-[0-9a-f]{10}\"", dom), "token visualizer missing"
     assert dom.count(' title="') > 100  # token spans with their ids on hover
+    # Solutions start collapsed (sphinx-togglebutton ran) and open on a click.
+    solutions = re.findall(r'<div class="solution dropdown admonition([^"]*)"', dom)
+    assert solutions and all("toggle-hidden" in classes for classes in solutions)
 
 
 def test_unchanged_chapters_are_not_re_executed(build_log):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import inspect
 import re
 import shutil
 import subprocess
@@ -181,3 +183,47 @@ def test_ruff_is_clean_including_notebooks():
             [sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True
         )
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _exercise_blocks():
+    """(notebook, stub index, cells) for every exercise stub in every chapter."""
+    for path in NOTEBOOKS:
+        cells = nbformat.read(path, as_version=4).cells
+        for i, cell in enumerate(cells):
+            if "exercise-stub" in cell.metadata.get("tags", []):
+                yield pytest.param(path, i, cells, id=f"{path.stem}-cell{i}")
+
+
+@pytest.mark.parametrize(("path", "i", "cells"), list(_exercise_blocks()))
+def test_exercise_is_statement_stub_check_solution(path, i, cells):
+    from pathlib import Path
+
+    from tests.test_notebooks import stub_name
+    from tokcourse import check
+
+    stub = cells[i]
+    name = stub_name(stub)
+    assert name in check.EXERCISE_NAMES, f"{name} has no check in tokcourse.check"
+    fn = next(n for n in ast.parse(stub.source).body if isinstance(n, ast.FunctionDef))
+    assert ast.get_docstring(fn), "the stub keeps a docstring saying what to build"
+    last = fn.body[-1]
+    assert isinstance(last, ast.Raise) and "NotImplementedError" in ast.unparse(last)
+
+    statement = next(c for c in reversed(cells[:i]) if c.cell_type == "markdown")
+    label = re.search(r":::\{exercise\}\n:label: (\S+)", statement.source)
+    assert label, "the markdown cell before a stub holds its {exercise} block"
+
+    check_cell = next(c for c in cells[i + 1 :] if c.cell_type == "code")
+    assert "exercise-check" in check_cell.metadata.get("tags", [])
+    assert f"{name} = check.{name}({name})" in check_cell.source
+
+    after = cells[cells.index(check_cell) + 1 :]
+    solution = next(c for c in after if c.cell_type == "markdown")
+    assert f":::{{solution}} {label[1]}\n:class: dropdown" in solution.source
+    # The dropdown shows the package's own code: the same function the check compares with.
+    shown = check.exercise(name).shown
+    include = re.search(r"```\{literalinclude\} (\S+)\n(?:.*\n)*?:pyobject: (\S+)", solution.source)
+    assert include, "the solution literalincludes the reference from the package"
+    source_file = (path.parent / include[1]).resolve()
+    assert source_file == Path(inspect.getsourcefile(shown)).resolve()
+    assert include[2] == shown.__qualname__

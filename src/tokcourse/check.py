@@ -8,10 +8,12 @@ on: the student's if it passed, else the reference.
 >>> from tokcourse import check
 >>> from tokcourse.bpe import merge
 >>> check.merge(merge) is merge  # doctest: +ELLIPSIS
-✅ merge: correct on all ... test inputs ... The chapter uses your merge from here on.
+✅ merge: correct on all ... test inputs (edge cases and random ones).
+   The chapter uses your merge from here on.
 True
 
-``show_solution("merge")`` prints the reference as standalone code.
+``check.show_solution("merge")`` prints the reference as standalone code (for Colab, where the
+book's solution dropdowns show as plain text).
 """
 
 from __future__ import annotations

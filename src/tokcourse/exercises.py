@@ -198,8 +198,8 @@ def _outcome(exercise: Exercise, answer: Any) -> Any:
 def _evaluate(exercise: Exercise, fn: Any, time_limit: float) -> CheckResult:
     name, ref = exercise.name, exercise.reference
     fallback = (
-        f"   The rest of the chapter uses the reference {exercise.reference_name} instead; "
-        f"fix yours and run this cell again."
+        f"   Meanwhile the chapter carries on with {exercise.reference_name}.\n"
+        f"   Fix yours and run this cell again."
     )
     if not callable(fn):
         return CheckResult(
@@ -231,9 +231,9 @@ def _evaluate(exercise: Exercise, fn: Any, time_limit: float) -> CheckResult:
                     name,
                     "not implemented",
                     ref,
-                    f"⏳ {name}: not implemented yet (it raises NotImplementedError). No problem: "
-                    f"the rest of the chapter uses the reference {exercise.reference_name}.\n"
-                    f"   Write your version in the cell above and run this cell again to check it.",
+                    f"⏳ {name}: not implemented yet (the stub raises NotImplementedError).\n"
+                    f"   No problem: the chapter carries on with {exercise.reference_name}.\n"
+                    f"   Write yours in the cell above, then run this cell again.",
                 )
             if expected != Raised(type(exc).__name__):
                 failures.append((case, "error", expected, exc))
@@ -245,8 +245,8 @@ def _evaluate(exercise: Exercise, fn: Any, time_limit: float) -> CheckResult:
             name,
             "passed",
             fn,
-            f"✅ {name}: correct on all {n} test inputs (edge cases and random ones). "
-            f"The chapter uses your {name} from here on.",
+            f"✅ {name}: correct on all {n} test inputs (edge cases and random ones).\n"
+            f"   The chapter uses your {name} from here on.",
             n_cases=n,
         )
     case, kind, expected, got = min(failures, key=lambda f: f[0].size())
