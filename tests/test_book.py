@@ -24,16 +24,21 @@ HTML = ROOT / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-@pytest.fixture(scope="module")
-def build_log() -> str:
+def build_book(timeout: int = 1800) -> subprocess.CompletedProcess:
+    """Build exactly as `make book` does."""
     jb = Path(sys.executable).with_name("jupyter-book")
-    result = subprocess.run(
+    return subprocess.run(
         [str(jb), "build", ".", "-W", "-n", "--keep-going"],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=1800,
+        timeout=timeout,
     )
+
+
+@pytest.fixture(scope="module")
+def build_log() -> str:
+    result = build_book()
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-6000:]
     return log
@@ -135,13 +140,6 @@ def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
 
 def test_unchanged_chapters_are_not_re_executed(build_log):
     """The execution cache is used: a second build runs no notebook."""
-    jb = Path(sys.executable).with_name("jupyter-book")
-    result = subprocess.run(
-        [str(jb), "build", ".", "-W", "-n", "--keep-going"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    result = build_book(timeout=600)
     assert result.returncode == 0
     assert "Executing notebook" not in result.stdout + result.stderr
