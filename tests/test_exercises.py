@@ -158,3 +158,14 @@ def test_show_solution_prints_the_reference(capsys):
 def test_unknown_exercise_names_the_valid_ones():
     with pytest.raises(ValueError, match="merge"):
         check.exercise("mrege")
+
+
+def test_solution_source_includes_only_what_the_code_uses():
+    # `text.encode(...)` and `type(x).__name__` are attributes, not uses of the module's
+    # `encode` function or of `__name__` (inspect.getclosurevars confuses the two).
+    source = solution_source(check.exercise("train").shown)
+    assert "import __name__" not in source
+    assert "def encode(" not in source
+    assert "def most_frequent_pair(" in source and "def merge(" in source
+    # names in default values are imported (evaluated when the function is defined)
+    assert "GPT4_SPLIT_PATTERN" in solution_source(check.exercise("encode_ordinary").shown)

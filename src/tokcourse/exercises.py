@@ -298,12 +298,7 @@ def _dependencies(fn: Callable) -> tuple[list[str], list[Callable]]:
             return
         seen.add(id(f))
         module = _module_of(f)
-        used = dict(inspect.getclosurevars(f).globals)
-        # Default values (``pattern=GPT4_SPLIT_PATTERN``) are evaluated when the function is
-        # defined, so getclosurevars misses the names in them; read those off the source.
-        for name in _names_in_defaults(f):
-            if name in f.__globals__:
-                used[name] = f.__globals__[name]
+        used = {name: f.__globals__[name] for name in _global_names(f)}
         for name, obj in used.items():
             if isinstance(obj, types.ModuleType):
                 line = f"import {obj.__name__}" + (f" as {name}" if name != obj.__name__ else "")
@@ -324,11 +319,26 @@ def _dependencies(fn: Callable) -> tuple[list[str], list[Callable]]:
     return imports, helpers
 
 
-def _names_in_defaults(fn: Callable) -> set[str]:
+def _global_names(fn: Callable) -> list[str]:
+    """Module-level names that ``fn``'s source reads, in order of first use.
+
+    Read off the syntax tree: ``inspect.getclosurevars`` would also report attribute names
+    (``text.encode`` looks like a use of a global ``encode``) and would miss names in default
+    values (``pattern=GPT4_SPLIT_PATTERN``), which are evaluated when the function is defined.
+    """
     tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    args = tree.body[0].args  # type: ignore[attr-defined]
-    defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    return {n.id for d in defaults for n in ast.walk(d) if isinstance(n, ast.Name)}
+    local = set(fn.__code__.co_varnames)
+    names: list[str] = []
+    for node in ast.walk(tree.body[0]):
+        if (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and node.id not in local
+            and node.id in fn.__globals__
+            and node.id not in names
+        ):
+            names.append(node.id)
+    return names
 
 
 def solution_source(fn: Callable) -> str:
