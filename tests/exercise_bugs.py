@@ -368,3 +368,173 @@ def _(ids, merges):
     vocab = bpe.build_vocab(merges)
     text = bpe.decode(ids, vocab)
     return bpe.decode(bpe.encode(text, merges), vocab) == text
+
+
+# --- utf8_encode -------------------------------------------------------------------------------
+
+
+def _encode_utf8_with(cp, *, limits=(0x7F, 0x7FF, 0xFFFF), marker=0b10000000, check=True):
+    """A UTF-8 encoder with knobs for the classic mistakes."""
+    if check and not 0 <= cp <= 0x10FFFF:
+        raise ValueError(f"{cp} is not a code point")
+    if check and 0xD800 <= cp <= 0xDFFF:
+        raise ValueError(f"{cp:#x} is a surrogate")
+    n = 1 if cp <= limits[0] else 2 if cp <= limits[1] else 3 if cp <= limits[2] else 4
+    if n == 1:
+        return bytes([cp])
+    tail = [marker | ((cp >> 6 * k) & 0b111111) for k in reversed(range(n - 1))]
+    lead = (0b11000000, 0b11100000, 0b11110000)[n - 2] | (cp >> 6 * (n - 1))
+    return bytes([lead, *tail])
+
+
+@bug("utf8_encode", "utf8-encode-boundary-exclusive", "cp < 0x7F, < 0x7FF, < 0xFFFF: off by one")
+def _(cp):
+    return _encode_utf8_with(cp, limits=(0x7E, 0x7FE, 0xFFFE))
+
+
+@bug("utf8_encode", "utf8-encode-no-continuation-marker", "forgets the 10xxxxxx marker")
+def _(cp):
+    return _encode_utf8_with(cp, marker=0)
+
+
+@bug("utf8_encode", "utf8-encode-four-as-three", "no 4-byte form: U+10000 and up as 3 bytes")
+def _(cp):
+    return _encode_utf8_with(cp, limits=(0x7F, 0x7FF, 0x10FFFF))
+
+
+@bug("utf8_encode", "utf8-encode-low-bits-first", "continuation bytes in the wrong order")
+def _(cp):
+    encoded = _encode_utf8_with(cp)
+    return encoded[:1] + encoded[1:][::-1]
+
+
+@bug("utf8_encode", "utf8-encode-surrogates", "encodes surrogates instead of refusing them")
+def _(cp):
+    if 0xD800 <= cp <= 0xDFFF:
+        return _encode_utf8_with(cp, check=False)
+    return _encode_utf8_with(cp)
+
+
+@bug("utf8_encode", "utf8-encode-no-upper-limit", "encodes 0x110000 and up as 4 bytes")
+def _(cp):
+    if cp > 0x10FFFF:
+        return _encode_utf8_with(cp, check=False)
+    return _encode_utf8_with(cp)
+
+
+@bug("utf8_encode", "utf8-encode-list", "returns a list of ints, not bytes")
+def _(cp):
+    return list(_encode_utf8_with(cp))
+
+
+# --- byte_kind ---------------------------------------------------------------------------------
+
+
+@bug("byte_kind", "byte-kind-three-way", "calls every 11xxxxxx byte a lead byte")
+def _(b):
+    return "ascii" if b < 0x80 else "continuation" if b < 0xC0 else "lead"
+
+
+@bug("byte_kind", "byte-kind-high-bit-first", "tests the top bit before the top two")
+def _(b):
+    if b < 0x80:
+        return "ascii"
+    if b & 0x80:
+        return "continuation"
+    return "lead"
+
+
+@bug("byte_kind", "byte-kind-ascii-off-by-one", "b < 0x7F: DEL (0x7F) is not ASCII")
+def _(b):
+    if b < 0x7F:
+        return "ascii"
+    if b < 0xC0:
+        return "continuation"
+    return "invalid" if b in (0xC0, 0xC1) or b >= 0xF5 else "lead"
+
+
+@bug("byte_kind", "byte-kind-f5-f7-lead", "11110xxx allows 0xF5..0xF7 as lead bytes")
+def _(b):
+    if b < 0x80:
+        return "ascii"
+    if b < 0xC0:
+        return "continuation"
+    return "invalid" if b in (0xC0, 0xC1) or b >= 0xF8 else "lead"
+
+
+# --- utf8_decode -------------------------------------------------------------------------------
+
+
+def _decode_utf8_with(
+    data, *, overlong=True, surrogates=True, limit=True, truncation=True, continuation=True
+):
+    """A UTF-8 decoder whose checks can be switched off one by one."""
+    out, i = [], 0
+    while i < len(data):
+        lead = data[i]
+        if lead < 0x80:
+            out.append(lead)
+            i += 1
+            continue
+        if lead < 0xC0 or lead >= 0xF8:
+            raise ValueError(f"byte {lead:#x} cannot start a character")
+        n = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        if truncation and i + n > len(data):
+            raise ValueError("truncated")
+        cp = lead & (0x1F, 0x0F, 0x07)[n - 2]
+        for b in data[i + 1 : i + n]:
+            if continuation and b >> 6 != 0b10:
+                raise ValueError(f"byte {b:#x} is not a continuation byte")
+            cp = (cp << 6) | (b & 0x3F)
+        if not truncation and i + n > len(data):
+            data[i + n - 1]  # reads past the end: IndexError
+        if overlong and cp < (0x80, 0x800, 0x10000)[n - 2]:
+            raise ValueError("overlong")
+        if surrogates and 0xD800 <= cp <= 0xDFFF:
+            raise ValueError("surrogate")
+        if limit and cp > 0x10FFFF:
+            raise ValueError("above U+10FFFF")
+        out.append(cp)
+        i += n
+    return out
+
+
+@bug("utf8_decode", "utf8-decode-accepts-overlong", "accepts overlong forms such as C0 AF")
+def _(data):
+    return _decode_utf8_with(data, overlong=False)
+
+
+@bug("utf8_decode", "utf8-decode-accepts-surrogates", "accepts encoded surrogates (ED A0 80)")
+def _(data):
+    return _decode_utf8_with(data, surrogates=False)
+
+
+@bug("utf8_decode", "utf8-decode-no-upper-limit", "accepts code points above U+10FFFF")
+def _(data):
+    return _decode_utf8_with(data, limit=False)
+
+
+@bug("utf8_decode", "utf8-decode-reads-past-end", "no check that the continuation bytes exist")
+def _(data):
+    return _decode_utf8_with(data, truncation=False)
+
+
+@bug("utf8_decode", "utf8-decode-no-continuation-check", "never checks for 10xxxxxx")
+def _(data):
+    return _decode_utf8_with(data, continuation=False)
+
+
+@bug("utf8_decode", "utf8-decode-lead-mask", "keeps 6 bits of every lead byte (& 0x3F)")
+def _(data):
+    out = _decode_utf8_with(data)
+    # redo the arithmetic with the wrong mask
+    fixed, i = [], 0
+    for cp in out:
+        n = len(chr(cp).encode())
+        lead = data[i]
+        wrong = lead & 0x3F
+        for b in data[i + 1 : i + n]:
+            wrong = (wrong << 6) | (b & 0x3F)
+        fixed.append(cp if n == 1 else wrong)
+        i += n
+    return fixed
