@@ -112,9 +112,8 @@ def test_exercises_render_statement_stub_and_solution_from_the_package(build_log
     assert "i += 2" in merge_solution
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
-def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
-    """Headless Chromium with no network at all draws the plotly figure as SVG."""
+def offline_dom(html_file: Path, profile: Path) -> str:
+    """The page's DOM after headless Chromium ran its scripts, with no network at all."""
     cmd = [
         CHROMIUM,
         "--headless",
@@ -122,20 +121,44 @@ def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
         "--disable-gpu",
         "--disable-background-networking",
         "--no-first-run",
-        f"--user-data-dir={tmp_path}",
+        f"--user-data-dir={profile}",
         "--virtual-time-budget=15000",
         "--dump-dom",
-        (HTML / "notebooks" / "00_introduction.html").as_uri(),
+        html_file.as_uri(),
     ]
     if shutil.which("unshare"):  # a private network namespace: the page truly has no network
         cmd = ["unshare", "--net", *cmd]
-    dom = subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
+
+
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="chromium not installed (apt-get install chromium)"
+)
+
+
+@needs_chromium
+def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
+    """The plotly figure is drawn as SVG, the token visualizer shows, solutions are collapsed."""
+    dom = offline_dom(HTML / "notebooks" / "00_introduction.html", tmp_path)
     assert 'class="main-svg"' in dom, "plotly did not draw its SVG"
     assert re.search(r"class=\"tkv-[0-9a-f]{10}\"", dom), "token visualizer missing"
     assert dom.count(' title="') > 100  # token spans with their ids on hover
     # Solutions start collapsed (sphinx-togglebutton ran) and open on a click.
     solutions = re.findall(r'<div class="solution dropdown admonition([^"]*)"', dom)
     assert solutions and all("toggle-hidden" in classes for classes in solutions)
+
+
+@needs_chromium
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_plotly_figure_is_drawn_offline(build_log, path, tmp_path):
+    html_file = HTML / "notebooks" / f"{path.stem}.html"
+    figures = re.findall(r'<div id="([^"]+)" class="plotly-graph-div"', html_file.read_text())
+    if not figures:
+        pytest.skip("no plotly figure on this page")
+    dom = offline_dom(html_file, tmp_path)
+    # plotly marks a div it has drawn into with the class js-plotly-plot
+    undrawn = [f for f in figures if f'id="{f}" class="plotly-graph-div js-plotly-plot"' not in dom]
+    assert not undrawn, f"{len(undrawn)} of {len(figures)} figures were not drawn"
 
 
 def test_unchanged_chapters_are_not_re_executed(build_log):
