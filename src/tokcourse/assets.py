@@ -793,7 +793,7 @@ def _sphinx_locale_dir() -> Path:
     spec = importlib.util.find_spec("sphinx")
     if spec is None or not spec.submodule_search_locations:
         raise AssetError(
-            "Sphinx is not installed; install the book extras: pip install -e '.[book]'"
+            "Sphinx is not installed (its translations are the parallel text): pip install sphinx"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "locale"
 
