@@ -9,8 +9,9 @@
 Modules, in the order the chapters build them: ``bpe`` (pairs, merges, the naive trainer),
 ``tokenizer`` (the base class), ``basic`` and ``regex`` (trainable tokenizers), ``patterns``
 (GPT-2/GPT-4/GPT-4o split patterns), ``special`` (special-token rules), ``pretrained``
-(GPT-2, GPT-4, GPT-4o from tiktoken's ranks), ``assets`` (offline data), ``viz`` and
-``plotting`` (display), ``check`` and ``exercises`` (the exercise checks).
+(GPT-2, GPT-4, GPT-4o from tiktoken's ranks), ``utf8`` (UTF-8 by hand), ``fast_train``,
+``fast_encode`` and ``stream`` (the fast paths of chapter 13), ``assets`` (offline data),
+``viz`` and ``plotting`` (display), ``check`` and ``exercises`` (the exercise checks).
 """
 
 from tokcourse.basic import BasicTokenizer

@@ -23,14 +23,17 @@ from __future__ import annotations
 import json
 import operator
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Literal, NoReturn
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal, NoReturn
 
 import regex
 
 from . import special
 from .bpe import build_vocab, encode
 from .patterns import GPT4_SPLIT_PATTERN, compile_pattern, split
+
+if TYPE_CHECKING:
+    from .fast_encode import FastEncoder
 
 __all__ = ["FORMAT_VERSION", "Tokenizer", "encode_ordinary", "render_token"]
 
@@ -144,6 +147,13 @@ class Tokenizer:
         self.byte_shuffle: tuple[int, ...] = _IDENTITY
         self.pattern = pattern  # validated and compiled by the property below
         self.vocab: dict[int, bytes] = self._build_vocab()
+        self._fast: tuple | None = None  # (tables it was built from, FastEncoder), see fast_encoder
+
+    def __getstate__(self) -> dict:
+        """Pickle the tables, not the fast encoder (it is rebuilt on first use)."""
+        state = self.__dict__.copy()
+        state["_fast"] = None
+        return state
 
     # ------------------------------------------------------------------ tables
     @property
@@ -213,14 +223,36 @@ class Tokenizer:
         self.vocab = self._build_vocab()
 
     # ------------------------------------------------------------------ encode
-    def encode_ordinary(self, text: str) -> list[int]:
+    def fast_encoder(self) -> FastEncoder:
+        """The fast encoder for the current tables (built on first use, rebuilt if they change).
+
+        Subtle: we keep the merges dict itself in the key, so ``is`` detects a new table
+        (train, load) and a freed dict's id can never be reused by a new one.
+
+        >>> tok = Tokenizer()
+        >>> tok.fast_encoder() is tok.fast_encoder()
+        True
+        """
+        from .fast_encode import FastEncoder
+
+        key = (self.merges, len(self.merges), self.byte_shuffle, self._pattern)
+        cached = getattr(self, "_fast", None)
+        if cached is None or not (cached[0][0] is key[0] and cached[0][1:] == key[1:]):
+            cached = self._fast = (key, FastEncoder.from_tokenizer(self))
+        return cached[1]
+
+    def encode_ordinary(self, text: str, *, fast: bool = False) -> list[int]:
         """Encode ``text`` ignoring special tokens: their text is encoded like any other.
+
+        ``fast=True`` uses ``fast_encoder()`` (same ids, see ``tokcourse.fast_encode``).
 
         >>> Tokenizer().encode_ordinary("<|a|>")
         [60, 124, 97, 124, 62]
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+        if fast:
+            return self.fast_encoder().encode_ordinary(_fix_surrogates(text))
         return encode_ordinary(
             _fix_surrogates(text), self.merges, self._compiled, self.byte_shuffle
         )
@@ -231,8 +263,11 @@ class Tokenizer:
         *,
         allowed_special: Literal["all"] | Collection[str] = frozenset(),
         disallowed_special: Literal["all"] | Collection[str] = "all",
+        fast: bool = False,
     ) -> list[int]:
         """Encode ``text`` to ids, with tiktoken's special-token rules (see ``special.py``).
+
+        ``fast=True`` encodes the ordinary pieces with ``fast_encoder()`` (same ids).
 
         >>> tok = Tokenizer()
         >>> tok.register_special_tokens({"<|endoftext|>": 300})
@@ -249,7 +284,37 @@ class Tokenizer:
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
         return special.encode_with_specials(
-            text, self.special_tokens, allowed_special, self.encode_ordinary, disallowed_special
+            text,
+            self.special_tokens,
+            allowed_special,
+            lambda piece: self.encode_ordinary(piece, fast=fast),
+            disallowed_special,
+        )
+
+    def encode_iterable(
+        self,
+        pieces: Iterable[str],
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> Iterator[int]:
+        """Yield the ids of ``"".join(pieces)`` lazily: a file, a generator of lines...
+
+        Same ids as ``encode`` however the text is cut, with bounded memory; see
+        ``tokcourse.stream`` for the rule that decides which chunks are final.
+
+        >>> tok = Tokenizer()
+        >>> list(tok.encode_iterable(["h", "i"]))
+        [104, 105]
+        """
+        from .stream import encode_iterable
+
+        return encode_iterable(
+            self.fast_encoder(),
+            pieces,
+            self.special_tokens,
+            allowed_special=allowed_special,
+            disallowed_special=disallowed_special,
         )
 
     # ------------------------------------------------------------------ decode

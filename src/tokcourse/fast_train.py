@@ -1,0 +1,189 @@
+"""The fast BPE trainer: the same merges as ``bpe.train_on_chunks``, without recounting.
+
+The naive trainer recounts every pair of every chunk for every merge. Here we:
+
+1. pre-tokenize once and keep each distinct chunk once, with how often it occurs;
+2. count the pairs once, and remember *which chunks* hold each pair (``where``);
+3. after a merge, revisit only the chunks that held the merged pair, and apply the
+   difference (pairs that disappeared, pairs that appeared) to the counts;
+4. find the best pair with a heap instead of a scan over all pairs. Counts change all the
+   time, so the heap holds stale entries; we skip an entry when popped if its count is no
+   longer the pair's count ("lazy invalidation"), and push a fresh entry for every pair
+   whose count a merge changed.
+
+**The tie rule**, exactly ``bpe.most_frequent_pair``'s: highest count, then the
+lexicographically greatest ``(vocab[a], vocab[b])``, then the smaller ids. ``heapq`` is a
+min-heap, so each entry's key must sort *smallest first* in that order: ``-count`` for the
+count, and for the bytes a string that sorts in the reverse order of the bytes (see
+``_reversed_key``), then ``a`` and ``b`` as they are.
+
+>>> train_fast({b"aaabdaaabac": 1}, 259)
+{(97, 97): 256, (256, 97): 257, (257, 98): 258}
+"""
+
+from __future__ import annotations
+
+import heapq
+import operator
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
+from itertools import pairwise
+
+from . import bpe
+from .patterns import GPT4_SPLIT_PATTERN, compile_pattern, split
+from .special import split_specials
+from .tokenizer import _fix_surrogates
+
+__all__ = ["count_chunks", "train_fast"]
+
+Pair = tuple[int, int]
+
+
+def _reversed_key(token: bytes) -> str:
+    """A string that sorts in the *reverse* order of ``token`` among all byte strings.
+
+    Byte ``x`` becomes the character ``255 - x`` (greater byte, smaller character), and a
+    terminator ``chr(256)``, greater than any of them, ends the string. Why the terminator:
+    a prefix is *smaller* than the longer string (``b"ab" < b"abc"``), so reversed it must
+    come *after* it; at the position where the prefix ends, ``chr(256)`` beats any byte. It
+    also makes the keys prefix-free, so ``key(a) + key(b)`` compares like the tuple ``(a, b)``.
+
+    >>> _reversed_key(b"abc") < _reversed_key(b"ab") < _reversed_key(b"aa")
+    True
+    """
+    return "".join(chr(255 - x) for x in token) + chr(256)
+
+
+def count_chunks(
+    text: str,
+    pattern: str | None = GPT4_SPLIT_PATTERN,
+    special_tokens: Collection[str] = (),
+) -> Counter[bytes]:
+    """Pre-tokenize ``text`` once: ``{chunk bytes: how often}``.
+
+    ``special_tokens`` are hard boundaries: the text is cut at each of them first, and the
+    special tokens themselves are dropped (never counted, never merged across).
+    ``pattern=None`` keeps each piece whole (a basic tokenizer).
+
+    >>> count_chunks("hi hi<|end|>hi", special_tokens=["<|end|>"])
+    Counter({b'hi': 2, b' hi': 1})
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+    specials = frozenset(special_tokens)
+    pieces = split_specials(text, specials) if specials else [text]
+    compiled = None if pattern is None else compile_pattern(pattern)
+    counts: Counter[bytes] = Counter()
+    for piece in pieces:
+        if piece in specials or not piece:
+            continue
+        piece = _fix_surrogates(piece)
+        chunks = [piece] if compiled is None else split(piece, compiled)
+        counts.update(chunk.encode("utf-8") for chunk in chunks)
+    return counts
+
+
+def _normalize(chunks: Iterable[str | bytes] | Mapping[str | bytes, int]) -> dict[bytes, int]:
+    """Accept what ``bpe.train_on_chunks`` accepts, with the same errors."""
+    if isinstance(chunks, (str, bytes, bytearray)):
+        raise TypeError("chunks must be a list of chunks, not one str/bytes; did you mean train()?")
+    counted: dict[bytes, int] = {}
+    items = chunks.items() if isinstance(chunks, Mapping) else ((c, 1) for c in chunks)
+    for chunk, count in items:
+        data = bpe._as_bytes(chunk, "each chunk")
+        count = operator.index(count)
+        if data and count > 0:
+            counted[data] = counted.get(data, 0) + count
+    if not counted:
+        raise ValueError("cannot train on empty text")
+    return counted
+
+
+def train_fast(
+    chunks: Iterable[str | bytes] | Mapping[str | bytes, int],
+    vocab_size: int,
+    *,
+    progress: bool = False,
+) -> dict[tuple[int, int], int]:
+    """Learn ``vocab_size - 256`` merges from chunks: exactly ``bpe.train_on_chunks``'s merges.
+
+    ``chunks`` is an iterable of chunks or a mapping ``{chunk: how_often}`` (for instance
+    ``count_chunks(text)``). ``progress=True`` shows a tqdm progress bar.
+
+    >>> train_fast(["ab", "ab", "ba"], 257)
+    {(97, 98): 256}
+    >>> train_fast({"hug": 10, "pug": 5, "hugs": 5}, 258)  # "ug" (20x), then "hug" (15x)
+    {(117, 103): 256, (104, 256): 257}
+    """
+    num_merges = bpe._check_vocab_size(vocab_size)
+    counted = _normalize(chunks)
+
+    words: list[list[int]] = [list(data) for data in counted]
+    weights: list[int] = list(counted.values())
+    counts: dict[Pair, int] = {}
+    where: dict[Pair, set[int]] = {}
+    for i, word in enumerate(words):
+        w = weights[i]
+        for pair in pairwise(word):
+            counts[pair] = counts.get(pair, 0) + w
+            where.setdefault(pair, set()).add(i)
+
+    rkey = {i: _reversed_key(bytes([i])) for i in range(256)}  # reversed bytes of each id
+    heap = [(-c, rkey[a] + rkey[b], a, b) for (a, b), c in counts.items()]
+    heapq.heapify(heap)
+
+    merges: dict[Pair, int] = {}
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=num_merges, desc="BPE merges", unit="merge")
+    try:
+        for step in range(num_merges):
+            # pop until an entry is current: its count is the pair's count right now
+            while heap:
+                neg, _, a, b = heap[0]
+                if counts.get((a, b)) == -neg:
+                    break
+                heapq.heappop(heap)
+            else:
+                raise bpe._too_few_pairs(vocab_size, step)
+            heapq.heappop(heap)
+            pair = (a, b)
+            idx = 256 + step
+            merges[pair] = idx
+            rkey[idx] = rkey[a][:-1] + rkey[b]  # reversed key of the concatenated bytes
+
+            changed: dict[Pair, int] = {}
+            for i in where.pop(pair):
+                word = words[i]
+                new = bpe.merge(word, pair, idx)
+                if len(new) == len(word):
+                    continue  # stale index: an earlier merge already consumed the pair here
+                w = weights[i]
+                # subtract the old pairs and add the new: only the pairs next to a merge change
+                for p in pairwise(word):
+                    changed[p] = changed.get(p, 0) - w
+                for p in pairwise(new):
+                    changed[p] = changed.get(p, 0) + w
+                    if p not in where:
+                        where[p] = {i}
+                    else:
+                        where[p].add(i)
+                words[i] = new
+            for p, delta in changed.items():
+                if delta == 0:
+                    continue
+                c = counts.get(p, 0) + delta
+                if c > 0:
+                    counts[p] = c
+                    heapq.heappush(heap, (-c, rkey[p[0]] + rkey[p[1]], p[0], p[1]))
+                else:
+                    counts.pop(p, None)
+            counts.pop(pair, None)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return merges

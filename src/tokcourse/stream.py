@@ -1,0 +1,162 @@
+"""Streaming: encode text that arrives in pieces, with memory that does not grow with it.
+
+``encode_iterable(encoder, pieces)`` yields exactly the ids of encoding ``"".join(pieces)``,
+however the text is cut. The difficulty: a chunk near the end of what we have seen may still
+change when more text arrives ("hello" + "world" is one chunk; "\\r" + "\\n" is one chunk;
+"  " + "x" moves a space onto the word; "<|endof" + "text|>" is a special token).
+
+**The rule.** We keep a buffer and emit only what no future text can change:
+
+1. *Special tokens.* A special token starting at position ``p`` is certain once the buffer
+   holds ``p + longest name`` characters, so the last ``longest - 1`` characters stay
+   unresolved. Text before a certain special token is a complete ordinary piece.
+2. *Chunks.* For the rest ``T`` we split with the pattern and emit the chunks that end at
+   least ``LOOKAHEAD`` (4) characters before ``T``'s trailing white space run. Why that is
+   safe for the GPT-2/GPT-4/GPT-4o patterns: which chunk the pattern matches at a position
+   depends only on the characters up to the end of the match plus at most three more (the
+   contraction ``'ll`` after a word; one for the end of a letter, digit or symbol run), or,
+   for white space, on the whole run and the character after it (``\\s+(?!\\S)``,
+   ``\\s++$``, ``\\s*[\\r\\n]`` look at the run's end). A chunk ending 4 characters before
+   the trailing run has seen all of that, and so have the chunks before it.
+3. *Surrogates.* A high surrogate at the very end waits for the next piece (its low half
+   may be there); surrogates are then fixed exactly as ``Tokenizer.encode`` does.
+
+Memory: the buffer holds the unresolved tail (a few chunks) plus the current piece, and the
+encoder's chunk cache is bounded. What can make the buffer grow is one chunk that never ends
+(a megabyte of white space, or of letters with nothing between them): it is held until
+something ends it, and re-split on each piece meanwhile (feed such text in large pieces).
+
+Caveats: the disallowed-special check runs on the buffer as it goes, so a disallowed token
+raises when it is reached, after earlier ids were yielded; special tokens are looked for
+after surrogates are fixed (``encode`` looks before; only names holding surrogates or
+astral characters could tell the difference). The rule is proven for the GPT-2,
+GPT-4 and GPT-4o patterns (and tested with random cuts); a custom pattern whose decisions
+look further ahead needs a larger ``lookahead``.
+
+>>> from tokcourse import GPT4Tokenizer
+>>> tok = GPT4Tokenizer()
+>>> list(tok.encode_iterable(["hel", "lo wo", "rld"])) == tok.encode("hello world")
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from typing import Literal
+
+import regex
+
+from .fast_encode import FastEncoder
+from .special import allowed_special_set, check_disallowed, disallowed_special_set, find_specials
+from .tokenizer import _fix_surrogates
+
+__all__ = ["LOOKAHEAD", "encode_iterable"]
+
+LOOKAHEAD = 4
+"""Characters a chunk must end before the trailing white space run to be emitted."""
+
+_SPACE = regex.compile(r"\s")
+
+
+def _trailing_space_start(text: str) -> int:
+    """Where the run of white space that ends ``text`` starts (``len(text)`` if none)."""
+    i = len(text)
+    while i > 0 and _SPACE.match(text[i - 1]):
+        i -= 1
+    return i
+
+
+def encode_iterable(
+    encoder: FastEncoder,
+    pieces: Iterable[str],
+    special_tokens: Mapping[str, int] | None = None,
+    *,
+    allowed_special: Literal["all"] | Collection[str] = frozenset(),
+    disallowed_special: Literal["all"] | Collection[str] = "all",
+    lookahead: int = LOOKAHEAD,
+) -> Iterator[int]:
+    """Yield the ids of ``"".join(pieces)``, reading ``pieces`` lazily.
+
+    Special-token rules are ``Tokenizer.encode``'s (see ``special.py``).
+
+    >>> enc = FastEncoder({(104, 105): 256}, pattern=r"\\w+|\\s+")
+    >>> list(encode_iterable(enc, ["h", "i h", "i"]))
+    [256, 32, 256]
+    """
+    if isinstance(pieces, str):
+        raise TypeError(
+            "pieces must be an iterable of str (e.g. a file or a list), not one str; "
+            "for one string use encode(), or pass [text]"
+        )
+    if isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 1:
+        raise ValueError(f"lookahead must be an int >= 1, got {lookahead!r}")
+    special_tokens = {} if special_tokens is None else dict(special_tokens)
+    allowed = allowed_special_set(allowed_special, special_tokens)
+    disallowed = disallowed_special_set(disallowed_special, allowed, special_tokens)
+    allowed = allowed & special_tokens.keys()
+    # the last `keep` characters may be the start of a special token: never resolve them early
+    keep = max((len(name) for name in allowed | disallowed), default=1) - 1
+
+    buffer = ""
+    for position, piece in enumerate(pieces):
+        if not isinstance(piece, str):
+            raise TypeError(
+                f"piece {position} must be a str, got {type(piece).__name__}: {piece!r:.80}"
+            )
+        buffer += piece
+        hold = ""
+        if buffer and "\ud800" <= buffer[-1] <= "\udbff":
+            buffer, hold = buffer[:-1], buffer[-1]  # its low half may start the next piece
+        buffer = _fix_surrogates(buffer)
+        out: list[int] = []
+        done = _resolve(
+            buffer, False, out, encoder, special_tokens, allowed, disallowed, keep, lookahead
+        )
+        buffer = buffer[done:] + hold
+        yield from out
+    buffer = _fix_surrogates(buffer)
+    out = []
+    _resolve(buffer, True, out, encoder, special_tokens, allowed, disallowed, keep, lookahead)
+    yield from out
+
+
+def _resolve(
+    buffer: str,
+    final: bool,
+    out: list[int],
+    encoder: FastEncoder,
+    special_tokens: Mapping[str, int],
+    allowed: Collection[str],
+    disallowed: Collection[str],
+    keep: int,
+    lookahead: int,
+) -> int:
+    """Append the ids of the certain part of ``buffer`` to ``out``; return where it ends."""
+    encode_chunk = encoder._encode_chunk
+    if disallowed:
+        check_disallowed(buffer, disallowed)
+    safe = len(buffer) if final else len(buffer) - keep
+    pos = 0
+    for match in find_specials(buffer, allowed):
+        if match.start() >= safe:
+            break  # a longer special token (or none) may start here: wait for more text
+        for chunk in encoder.chunks(buffer[pos : match.start()]):
+            out.extend(encode_chunk(chunk))
+        out.append(special_tokens[match.group()])
+        pos = match.end()
+    if safe <= pos:
+        return pos
+    text = buffer[pos:safe]
+    chunks = encoder.chunks(text)
+    if final:
+        for chunk in chunks:
+            out.extend(encode_chunk(chunk))
+        return len(buffer)
+    limit = _trailing_space_start(text) - lookahead
+    end = 0
+    for chunk in chunks:
+        if end + len(chunk) > limit:
+            break
+        out.extend(encode_chunk(chunk))
+        end += len(chunk)
+    return pos + end
