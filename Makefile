@@ -9,12 +9,13 @@ STAMP  := $(VENV)/.tokcourse-installed
 BUILD  := $(BIN)/jupyter-book build . -W -n --keep-going
 
 .DEFAULT_GOAL := help
-.PHONY: help setup book test test-full lint format notebooks-clean sync-url clean
+.PHONY: help setup book test test-full bench lint format notebooks-clean sync-url clean
 
 help:
 	@echo "make book        build the book into _build/html (sets everything up first)"
 	@echo "make test        run the full test suite, notebooks and book build included"
 	@echo "make test-full   the same with the big parity run (slow)"
+	@echo "make bench       speed and memory benchmarks -> benchmarks/RESULTS.md (slow)"
 	@echo "make setup       venv + package + offline tokenizer files only"
 	@echo "make lint        ruff on the package, tests and notebooks"
 	@echo "make format      ruff format + strip notebook outputs"
@@ -40,6 +41,9 @@ test: setup
 
 test-full: setup
 	TOKCOURSE_PARITY_EXAMPLES=50000 $(BIN)/python -m pytest -m "slow or not slow"
+
+bench: setup
+	$(BIN)/python benchmarks/run_all.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
