@@ -13,6 +13,7 @@ import pstats
 import time
 
 import tiktoken
+from _timing import best_of  # noqa: E402
 
 from tokcourse import GPT4Tokenizer, assets
 from tokcourse.fast_encode import FastEncoder
@@ -21,28 +22,19 @@ CODE_BYTES = 2_000_000
 REFERENCE_SLICE = 50_000
 
 
-def _best(fn, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def measure(name: str, text: str, tok: GPT4Tokenizer, enc: tiktoken.Encoding) -> dict:
     mb = len(text.encode("utf-8")) / 1e6
     fresh = FastEncoder.from_tokenizer(tok)
     start = time.perf_counter()
     ours = fresh.encode_ordinary(text)
     cold = time.perf_counter() - start
-    warm = _best(lambda: fresh.encode_ordinary(text))
+    warm = best_of(lambda: fresh.encode_ordinary(text))
     theirs = enc.encode_ordinary(text)
     assert ours == theirs, f"fast path and tiktoken disagree on {name}"
-    tik = _best(lambda: enc.encode_ordinary(text))
+    tik = best_of(lambda: enc.encode_ordinary(text))
     piece = text[:REFERENCE_SLICE]
-    ref = _best(lambda: tok.encode_ordinary(piece), repeat=1) * len(text) / len(piece)
-    split = _best(lambda: fresh.chunks(text))
+    ref = best_of(lambda: tok.encode_ordinary(piece), repeat=1) * len(text) / len(piece)
+    split = best_of(lambda: fresh.chunks(text))
     row = {
         "name": name,
         "mb": mb,

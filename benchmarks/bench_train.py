@@ -11,6 +11,8 @@ import os
 import tempfile
 import time
 
+from _timing import best_of  # noqa: E402
+
 from tokcourse import assets, bpe
 from tokcourse.fast_train import count_chunks, train_fast
 from tokcourse.patterns import GPT4_SPLIT_PATTERN
@@ -20,15 +22,6 @@ NAIVE_SIZES = (256 + 64, 256 + 128, 256 + 256)
 CURVE_SIZES = (512, 1024, 2048, 4096, 8192)
 
 
-def _timed(fn, repeat: int = 1) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def fast_seconds(text: str, vocab_size: int = VOCAB_SIZE) -> tuple[float, int]:
     merges: dict = {}
 
@@ -36,7 +29,7 @@ def fast_seconds(text: str, vocab_size: int = VOCAB_SIZE) -> tuple[float, int]:
         nonlocal merges
         merges = train_fast(count_chunks(text, GPT4_SPLIT_PATTERN), vocab_size)
 
-    return _timed(run, repeat=3), len(merges)
+    return best_of(run, repeat=3), len(merges)
 
 
 def naive_seconds(text: str) -> tuple[float, list[tuple[int, float]]]:
@@ -75,7 +68,7 @@ def hf_seconds(text: str, vocab_size: int = VOCAB_SIZE) -> tuple[float, int] | N
         sizes.append(tok.get_vocab_size())
 
     sizes: list[int] = []
-    return _timed(run, repeat=3), sizes[-1]
+    return best_of(run, repeat=3), sizes[-1]
 
 
 def sentencepiece_seconds(text: str) -> tuple[float, int] | None:
@@ -99,7 +92,7 @@ def sentencepiece_seconds(text: str) -> tuple[float, int] | None:
                 minloglevel=2,
             )
 
-        seconds = _timed(run, repeat=3)
+        seconds = best_of(run, repeat=3)
         size = spm.SentencePieceProcessor(model_file=os.path.join(tmp, "sp.model")).get_piece_size()
         return seconds, size
 
