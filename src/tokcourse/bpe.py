@@ -148,6 +148,24 @@ def train(text: str | bytes, vocab_size: int, verbose: bool = False) -> dict[tup
     return merges
 
 
+def _distinct_chunks(
+    chunks: Iterable[str | bytes] | Mapping[str | bytes, int],
+) -> dict[bytes, int]:
+    """``{chunk bytes: count}`` from a list of chunks or a mapping, empty chunks dropped."""
+    if isinstance(chunks, (str, bytes, bytearray)):
+        raise TypeError("chunks must be a list of chunks, not one str/bytes; did you mean train()?")
+    counted: dict[bytes, int] = {}
+    items = chunks.items() if isinstance(chunks, Mapping) else ((c, 1) for c in chunks)
+    for chunk, count in items:
+        data = _as_bytes(chunk, "each chunk")
+        count = operator.index(count)
+        if data and count > 0:
+            counted[data] = counted.get(data, 0) + count
+    if not counted:
+        raise ValueError("cannot train on empty text")
+    return counted
+
+
 def train_on_chunks(
     chunks: Iterable[str | bytes] | Mapping[str | bytes, int],
     vocab_size: int,
@@ -163,17 +181,7 @@ def train_on_chunks(
     {(97, 98): 256}
     """
     num_merges = _check_vocab_size(vocab_size)
-    if isinstance(chunks, (str, bytes, bytearray)):
-        raise TypeError("chunks must be a list of chunks, not one str/bytes; did you mean train()?")
-    counted: dict[bytes, int] = {}
-    items = chunks.items() if isinstance(chunks, Mapping) else ((c, 1) for c in chunks)
-    for chunk, count in items:
-        data = _as_bytes(chunk, "each chunk")
-        count = operator.index(count)
-        if data and count > 0:
-            counted[data] = counted.get(data, 0) + count
-    if not counted:
-        raise ValueError("cannot train on empty text")
+    counted = _distinct_chunks(chunks)
     # one id list per distinct chunk, with its weight
     chunk_ids = [list(data) for data in counted]
     weights = list(counted.values())

@@ -24,7 +24,6 @@ count, and for the bytes a string that sorts in the reverse order of the bytes (
 from __future__ import annotations
 
 import heapq
-import operator
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from itertools import pairwise
@@ -83,22 +82,6 @@ def count_chunks(
     return counts
 
 
-def _normalize(chunks: Iterable[str | bytes] | Mapping[str | bytes, int]) -> dict[bytes, int]:
-    """Accept what ``bpe.train_on_chunks`` accepts, with the same errors."""
-    if isinstance(chunks, (str, bytes, bytearray)):
-        raise TypeError("chunks must be a list of chunks, not one str/bytes; did you mean train()?")
-    counted: dict[bytes, int] = {}
-    items = chunks.items() if isinstance(chunks, Mapping) else ((c, 1) for c in chunks)
-    for chunk, count in items:
-        data = bpe._as_bytes(chunk, "each chunk")
-        count = operator.index(count)
-        if data and count > 0:
-            counted[data] = counted.get(data, 0) + count
-    if not counted:
-        raise ValueError("cannot train on empty text")
-    return counted
-
-
 def train_fast(
     chunks: Iterable[str | bytes] | Mapping[str | bytes, int],
     vocab_size: int,
@@ -116,7 +99,7 @@ def train_fast(
     {(117, 103): 256, (104, 256): 257}
     """
     num_merges = bpe._check_vocab_size(vocab_size)
-    counted = _normalize(chunks)
+    counted = bpe._distinct_chunks(chunks)
 
     words: list[list[int]] = [list(data) for data in counted]
     weights: list[int] = list(counted.values())
