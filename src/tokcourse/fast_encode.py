@@ -27,40 +27,81 @@ from typing import TYPE_CHECKING
 
 import regex
 
-from .patterns import compile_pattern, split
+from .patterns import GPT4_SPLIT_PATTERN, compile_pattern, split
 from .unicode_pin import pin_unicode
 
 if TYPE_CHECKING:
     from .tokenizer import Tokenizer
 
-__all__ = ["FastEncoder", "bpe_ranked"]
+__all__ = ["FastEncoder", "bpe_ranked", "encode_ordinary_cached", "merge_lowest"]
 
 _INF = float("inf")
+
+
+def merge_lowest(ids: list[int], ranks: list[float], merges: Mapping[tuple[int, int], int]) -> bool:
+    """One step of rank-based BPE, in place; ``False`` (and no change) when nothing can merge.
+
+    ``ranks[i]`` is the merge id of the pair ``(ids[i], ids[i + 1])``, or infinity when that
+    pair was never merged. The step merges the pair with the lowest rank (the leftmost on a
+    tie) into one token, whose id is that rank, and looks up only the two pairs the new token
+    forms with its neighbours: every other pair, and so its rank, is unchanged.
+
+    >>> ids, merges = [97, 97, 98], {(97, 97): 256, (256, 98): 257}
+    >>> ranks = [256, float("inf")]
+    >>> merge_lowest(ids, ranks, merges), ids, ranks
+    (True, [256, 98], [257])
+    >>> merge_lowest(ids, ranks, merges), merge_lowest(ids, ranks, merges), ids, ranks
+    (True, False, [257], [])
+    """
+    best = min(ranks, default=_INF)
+    if best == _INF:
+        return False
+    i = ranks.index(best)  # leftmost occurrence of the lowest rank
+    ids[i : i + 2] = [best]
+    del ranks[i]
+    if i < len(ranks):
+        ranks[i] = merges.get((best, ids[i + 1]), _INF)
+    if i > 0:
+        ranks[i - 1] = merges.get((ids[i - 1], best), _INF)
+    return True
 
 
 def bpe_ranked(ids: list[int], merges: Mapping[tuple[int, int], int]) -> list[int]:
     """Merge ``ids`` in place by merge rank (lowest merge id first, leftmost on a tie).
 
-    ``ranks`` holds one entry per neighbour pair: ``ranks[i]`` is the merge id of
-    ``(ids[i], ids[i + 1])``, or infinity. After merging at ``i`` only ``ranks[i - 1]`` and
-    ``ranks[i]`` change; the rest of the list is kept.
+    The ranks of the neighbour pairs are looked up once; then :func:`merge_lowest` merges
+    one pair at a time and updates only the two ranks next to the new token.
 
     >>> bpe_ranked([97, 97, 97, 98], {(97, 97): 256, (256, 97): 257})
     [257, 98]
     """
     get = merges.get
     ranks = [get(pair, _INF) for pair in zip(ids, ids[1:], strict=False)]
-    while ranks:
-        best = min(ranks)
-        if best == _INF:
-            break
-        i = ranks.index(best)  # leftmost occurrence of the lowest rank
-        ids[i : i + 2] = [best]
-        del ranks[i]
-        if i < len(ranks):
-            ranks[i] = get((best, ids[i + 1]), _INF)
-        if i > 0:
-            ranks[i - 1] = get((ids[i - 1], best), _INF)
+    while merge_lowest(ids, ranks, merges):
+        pass
+    return ids
+
+
+def encode_ordinary_cached(
+    text: str,
+    merges: Mapping[tuple[int, int], int],
+    pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN,
+) -> list[int]:
+    """Split ``text`` into chunks and encode each *distinct* chunk once, by rank.
+
+    The same ids as ``tokenizer.encode_ordinary``: merges never cross a chunk boundary, so a
+    chunk's ids depend on the chunk alone, and a dict from chunk to ids answers every repeat.
+    (``FastEncoder`` does the same with a cache that outlives one call and has a size bound.)
+
+    >>> encode_ordinary_cached("the end", {(101, 32): 256})  # "e " crosses a chunk boundary
+    [116, 104, 101, 32, 101, 110, 100]
+    """
+    cache: dict[str, list[int]] = {}
+    ids: list[int] = []
+    for chunk in split(text, pattern):
+        if chunk not in cache:
+            cache[chunk] = bpe_ranked(list(chunk.encode("utf-8")), merges)
+        ids.extend(cache[chunk])
     return ids
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import pairwise
 
 from . import bpe
@@ -33,7 +33,7 @@ from .patterns import GPT4_SPLIT_PATTERN, compile_pattern, split
 from .special import split_specials
 from .tokenizer import _fix_surrogates
 
-__all__ = ["count_chunks", "train_fast"]
+__all__ = ["apply_merge", "count_chunks", "index_words", "train_fast"]
 
 Pair = tuple[int, int]
 
@@ -82,6 +82,88 @@ def count_chunks(
     return counts
 
 
+def index_words(
+    chunks: Mapping[bytes, int],
+) -> tuple[list[list[int]], list[int], dict[Pair, int], dict[Pair, set[int]]]:
+    """The trainer's state before the first merge: ``words, weights, counts, where``.
+
+    ``words[i]`` is the i-th distinct chunk as byte ids, ``weights[i]`` how often it occurs,
+    ``counts`` the weighted pair counts and ``where[pair]`` the words that hold each pair.
+
+    >>> words, weights, counts, where = index_words({b"aab": 2, b"ba": 1})
+    >>> words, weights, counts, where
+    ([[97, 97, 98], [98, 97]], [2, 1], {(97, 97): 2, (97, 98): 2, (98, 97): 1}, \
+{(97, 97): {0}, (97, 98): {0}, (98, 97): {1}})
+    """
+    words = [list(data) for data in chunks]
+    weights = list(chunks.values())
+    counts: dict[Pair, int] = {}
+    where: dict[Pair, set[int]] = {}
+    for i, word in enumerate(words):
+        w = weights[i]
+        for pair in pairwise(word):
+            counts[pair] = counts.get(pair, 0) + w
+            where.setdefault(pair, set()).add(i)
+    return words, weights, counts, where
+
+
+def apply_merge(
+    pair: Pair,
+    idx: int,
+    words: list[list[int]],
+    weights: Sequence[int],
+    counts: dict[Pair, int],
+    where: dict[Pair, set[int]],
+) -> dict[Pair, int]:
+    """One incremental merge step, in place: ``pair`` becomes ``idx`` in every word holding it.
+
+    ``words[i]`` is a distinct chunk as ids and ``weights[i]`` how often it occurs;
+    ``counts[p]`` is the weighted count of pair ``p`` over all words, and ``where[p]`` the
+    indices of the words that hold ``p`` (possibly more: an index can go stale when an
+    earlier merge used up the pair in that word). Only the words in ``where[pair]`` are
+    visited; in each, the old pairs are subtracted and the new ones added, so only pairs next
+    to a merge change. Pairs whose count drops to 0 leave ``counts``, and ``pair`` leaves both
+    ``counts`` and ``where``.
+
+    Returns ``{p: new count}`` for every pair whose count changed (0 when it is gone), so a
+    caller with a heap knows what to push.
+
+    >>> words, weights = [[97, 97, 98], [98, 97, 97]], [2, 1]
+    >>> counts = {(97, 97): 3, (97, 98): 2, (98, 97): 1}
+    >>> where = {(97, 97): {0, 1}, (97, 98): {0}, (98, 97): {1}}
+    >>> apply_merge((97, 97), 256, words, weights, counts, where)
+    {(97, 97): 0, (97, 98): 0, (256, 98): 2, (98, 97): 0, (98, 256): 1}
+    >>> words, counts
+    ([[256, 98], [98, 256]], {(256, 98): 2, (98, 256): 1})
+    """
+    changed: dict[Pair, int] = {}
+    for i in where.pop(pair, ()):
+        word = words[i]
+        new = bpe.merge(word, pair, idx)
+        if len(new) == len(word):
+            continue  # stale index: an earlier merge already consumed the pair here
+        w = weights[i]
+        # subtract the old pairs and add the new: only the pairs next to a merge change
+        for p in pairwise(word):
+            changed[p] = changed.get(p, 0) - w
+        for p in pairwise(new):
+            changed[p] = changed.get(p, 0) + w
+            where.setdefault(p, set()).add(i)
+        words[i] = new
+    new_counts: dict[Pair, int] = {}
+    for p, delta in changed.items():
+        if delta == 0:
+            continue
+        c = counts.get(p, 0) + delta
+        if c > 0:
+            counts[p] = c
+        else:
+            counts.pop(p, None)
+        new_counts[p] = max(c, 0)
+    counts.pop(pair, None)
+    return new_counts
+
+
 def train_fast(
     chunks: Iterable[str | bytes] | Mapping[str | bytes, int],
     vocab_size: int,
@@ -101,15 +183,7 @@ def train_fast(
     num_merges = bpe._check_vocab_size(vocab_size)
     counted = bpe._distinct_chunks(chunks)
 
-    words: list[list[int]] = [list(data) for data in counted]
-    weights: list[int] = list(counted.values())
-    counts: dict[Pair, int] = {}
-    where: dict[Pair, set[int]] = {}
-    for i, word in enumerate(words):
-        w = weights[i]
-        for pair in pairwise(word):
-            counts[pair] = counts.get(pair, 0) + w
-            where.setdefault(pair, set()).add(i)
+    words, weights, counts, where = index_words(counted)
 
     rkey = {i: _reversed_key(bytes([i])) for i in range(256)}  # reversed bytes of each id
     heap = [(-c, rkey[a] + rkey[b], a, b) for (a, b), c in counts.items()]
@@ -137,33 +211,9 @@ def train_fast(
             merges[pair] = idx
             rkey[idx] = rkey[a][:-1] + rkey[b]  # reversed key of the concatenated bytes
 
-            changed: dict[Pair, int] = {}
-            for i in where.pop(pair):
-                word = words[i]
-                new = bpe.merge(word, pair, idx)
-                if len(new) == len(word):
-                    continue  # stale index: an earlier merge already consumed the pair here
-                w = weights[i]
-                # subtract the old pairs and add the new: only the pairs next to a merge change
-                for p in pairwise(word):
-                    changed[p] = changed.get(p, 0) - w
-                for p in pairwise(new):
-                    changed[p] = changed.get(p, 0) + w
-                    if p not in where:
-                        where[p] = {i}
-                    else:
-                        where[p].add(i)
-                words[i] = new
-            for p, delta in changed.items():
-                if delta == 0:
-                    continue
-                c = counts.get(p, 0) + delta
+            for p, c in apply_merge(pair, idx, words, weights, counts, where).items():
                 if c > 0:
-                    counts[p] = c
                     heapq.heappush(heap, (-c, rkey[p[0]] + rkey[p[1]], p[0], p[1]))
-                else:
-                    counts.pop(p, None)
-            counts.pop(pair, None)
             if bar is not None:
                 bar.update(1)
     finally:
