@@ -3,18 +3,27 @@
 Add a bug when a chapter adds an exercise (or when a student finds a new way to be wrong):
 decorate a function with ``@bug("exercise", "id", "what is wrong")``. ``CLASSIC`` lists the
 mistakes the course promises to catch; ``tests/test_exercises.py`` checks they are all here.
+
+``rule=`` names the one rule of the check that rejects the bug on its own, because its answers
+are otherwise right: "type" (``Exercise.returns``), "pure" (arguments left unchanged) or
+"work" (the fast exercises' test of *how*: words visited, merge lookups made). The tests
+switch that rule off and require the bug to pass, so each rule is shown to be needed.
+``hint=`` is text the report must contain (the hint aimed at that mistake).
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 
 import regex
 
-from tokcourse import bpe
-from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
+from tokcourse import bpe, fast_encode, fast_train, special, tokenizer
+from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, split
 
 
 @dataclass(frozen=True)
@@ -23,14 +32,21 @@ class Bug:
     id: str
     what: str
     fn: Callable
+    rule: str | None = None
+    hint: str | None = None
 
 
 BUGS: list[Bug] = []
+RULES = ("type", "pure", "work")
 
 
-def bug(exercise: str, id: str, what: str) -> Callable[[Callable], Callable]:
+def bug(
+    exercise: str, id: str, what: str, *, rule: str | None = None, hint: str | None = None
+) -> Callable[[Callable], Callable]:
+    assert rule is None or rule in RULES, rule
+
     def register(fn: Callable) -> Callable:
-        BUGS.append(Bug(exercise, id, what, fn))
+        BUGS.append(Bug(exercise, id, what, fn, rule, hint))
         return fn
 
     return register
@@ -117,7 +133,8 @@ def _(ids, pair, idx):
     return out
 
 
-@bug("merge", "merge-overlap-step-one", "after a merge moves on by one instead of two")
+@bug("merge", "merge-overlap-step-one", "after a merge moves on by one instead of two",
+     hint="i += 2")  # fmt: skip
 def _(ids, pair, idx):
     out, i = [], 0
     while i < len(ids):
@@ -167,7 +184,8 @@ def _(text, vocab_size):
     return _train_with(text, vocab_size, lambda s: max(s, key=lambda p: (s[p], -p[0], -p[1])))
 
 
-@bug("train", "train-one-merge-short", "range(vocab_size - 257): one merge too few")
+@bug("train", "train-one-merge-short", "range(vocab_size - 257): one merge too few",
+     hint="0 merges instead of 1")  # fmt: skip
 def _(text, vocab_size):
     merges = bpe.train(text, vocab_size)
     return dict(list(merges.items())[:-1])
@@ -260,7 +278,8 @@ def _(text, merges):
     return ids
 
 
-@bug("encode", "encode-most-frequent", "merges the most frequent pair of this text first")
+@bug("encode", "encode-most-frequent", "merges the most frequent pair of this text first",
+     hint="the most frequent pair")  # fmt: skip
 def _(text, merges):
     ids = list(text.encode("utf-8"))
     while len(ids) >= 2:
@@ -343,7 +362,8 @@ def _(text, special_tokens, allowed_special=frozenset()):
     return list(text.encode())
 
 
-@bug("encode_with_specials", "specials-all-string", "treats allowed_special='all' as a set")
+@bug("encode_with_specials", "specials-all-string", "treats allowed_special='all' as a set",
+     hint="'all' is a string")  # fmt: skip
 def _(text, special_tokens, allowed_special=frozenset()):
     allowed = set(allowed_special)  # "all" becomes {"a", "l"}
     for name in special_tokens:
@@ -538,3 +558,251 @@ def _(data):
         fixed.append(cp if n == 1 else wrong)
         i += n
     return fixed
+
+
+# --- answers of the wrong type: right values, wrong container (issue 9) -------------------------
+
+
+@bug("get_stats", "get-stats-sorted-list", "a sorted list of (pair, count)", rule="type",
+     hint="must return a dict")  # fmt: skip
+def _(ids):
+    return sorted(Counter(pairwise(ids)).items())
+
+
+@bug("get_stats", "get-stats-set-of-pairs", "Counter(set(...)): each pair counted once",
+     hint="counted once")  # fmt: skip
+def _(ids):
+    return Counter(set(pairwise(ids)))
+
+
+@bug("merge", "merge-generator", "yields the new ids instead of returning a list", rule="type",
+     hint="can be read only once")  # fmt: skip
+def _(ids, pair, idx):
+    yield from bpe.merge(ids, pair, idx)
+
+
+@bug("merge", "merge-tuple", "returns a tuple", rule="type", hint="not a tuple")
+def _(ids, pair, idx):
+    return tuple(bpe.merge(ids, pair, idx))
+
+
+@bug("merge", "merge-in-place", "changes ids in place (and returns it)", rule="pure",
+     hint="changed its input (ids)")  # fmt: skip
+def _(ids, pair, idx):
+    ids[:] = bpe.merge(ids, pair, idx)
+    return ids
+
+
+@bug("train", "train-list-of-items", "returns a list of (pair, id)", rule="type",
+     hint="must return a dict")  # fmt: skip
+def _(text, vocab_size):
+    return list(bpe.train(text, vocab_size).items())
+
+
+@bug("train", "train-code-points", "starts from code points (ord), not UTF-8 bytes",
+     hint="start from bytes")  # fmt: skip
+def _(text, vocab_size):
+    ids = [ord(c) for c in text]
+    vocab = {i: chr(i).encode() for i in set(ids) | set(range(256))}
+    merges = {}
+    for i in range(vocab_size - 256):
+        stats = _pairs(ids)
+        if not stats:
+            break
+        pair = max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]]))
+        ids = bpe.merge(ids, pair, 256 + i)
+        vocab[256 + i] = vocab[pair[0]] + vocab[pair[1]]
+        merges[pair] = 256 + i
+    return merges
+
+
+@bug("build_vocab", "build-vocab-bytes-of-int", "bytes(i) (i zero bytes), not bytes([i])",
+     hint="bytes(i) makes i zero bytes")  # fmt: skip
+def _(merges):
+    vocab = {i: bytes(i) for i in range(256)}
+    for (a, b), idx in merges.items():
+        vocab[idx] = vocab[a] + vocab[b]
+    return vocab
+
+
+@bug("decode", "decode-bytes", "returns the joined bytes, never decodes them",
+     hint="must return a str")  # fmt: skip
+def _(ids, vocab):
+    return b"".join(vocab[i] for i in ids)
+
+
+@bug("encode", "encode-tuple", "returns a tuple of ids", rule="type", hint="not a tuple")
+def _(text, merges):
+    return tuple(bpe.encode(text, merges))
+
+
+@bug("split", "split-tuple", "returns a tuple of chunks", rule="type")
+def _(text):
+    return tuple(regex.findall(GPT4_SPLIT_PATTERN, text))
+
+
+@bug("utf8_encode", "utf8-encode-bytearray", "returns a bytearray", rule="type",
+     hint="bytes([b1, b2, ...])")  # fmt: skip
+def _(cp):
+    return bytearray(_encode_utf8_with(cp))
+
+
+@bug("utf8_decode", "utf8-decode-four-byte-lead-mask", "keeps 2 bits of a 4-byte lead, not 3",
+     hint="11110xxx: & 0b111")  # fmt: skip
+def _(data):
+    out, i = [], 0
+    while i < len(data):
+        lead = data[i]
+        n = 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        if n < 4:
+            out += _decode_utf8_with(data[i : i + n])
+        else:  # every check made, but on a value built with the wrong mask
+            if lead >= 0xF8 or i + 4 > len(data):
+                raise ValueError("bad 4-byte sequence")
+            cp = lead & 0b11
+            for b in data[i + 1 : i + 4]:
+                if b >> 6 != 0b10:
+                    raise ValueError("not a continuation byte")
+                cp = (cp << 6) | (b & 0x3F)
+            if not 0x10000 <= cp <= 0x10FFFF:
+                raise ValueError("overlong or too large")
+            out.append(cp)
+        i += n
+    return out
+
+
+@bug("is_canonical", "canonical-returns-none", "returns None instead of False", rule="type",
+     hint="end without `return`")  # fmt: skip
+def _(ids, merges):
+    if bpe.is_canonical(ids, merges):
+        return True
+
+
+@bug("is_canonical", "canonical-compares-lengths", "only compares how many tokens",
+     hint="same number of tokens is not enough")  # fmt: skip
+def _(ids, merges):
+    text = bpe.decode(ids, bpe.build_vocab(merges))
+    return len(bpe.encode(text, merges)) == len(ids) and "\ufffd" not in text
+
+
+@bug("encode_ordinary", "encode-ordinary-gpt2-pattern", "splits with GPT-2's pattern",
+     hint="GPT-2's pattern")  # fmt: skip
+def _(text, merges):
+    return tokenizer.encode_ordinary(text, merges, GPT2_SPLIT_PATTERN)
+
+
+@bug("encode_with_specials", "specials-deletes-disallowed", "removes tokens from special_tokens",
+     rule="pure", hint="changed its input (special_tokens)")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset()):
+    ids = special.encode_with_specials(text, special_tokens, allowed_special)
+    if allowed_special != "all":
+        for name in list(special_tokens):
+            if name not in allowed_special:
+                del special_tokens[name]
+    return ids
+
+
+# --- chapter 13: right answers, slow ways (rule "work") and plain mistakes ----------------------
+
+
+@bug("apply_merge", "apply-merge-recount", "merges, then recounts every pair of every word",
+     rule="work", hint="revisits only the words")  # fmt: skip
+def _(pair, idx, words, weights, counts, where):
+    before = dict(counts)
+    for i in where.pop(pair, ()):
+        words[i] = bpe.merge(words[i], pair, idx)
+    counts.clear()
+    where.clear()
+    for i, word in enumerate(words):
+        for p in pairwise(word):
+            counts[p] = counts.get(p, 0) + weights[i]
+            where.setdefault(p, set()).add(i)
+    return {p: counts.get(p, 0) for p in before.keys() | counts.keys()
+            if before.get(p) != counts.get(p)}  # fmt: skip
+
+
+@bug("apply_merge", "apply-merge-every-word", "tries the merge in every word, not where[pair]",
+     rule="work", hint="revisits only the words")  # fmt: skip
+def _(pair, idx, words, weights, counts, where):
+    where[pair] = set(range(len(words)))
+    return fast_train.apply_merge(pair, idx, words, weights, counts, where)
+
+
+@bug("apply_merge", "apply-merge-forgets-where", "never adds the new pairs to where",
+     hint="does not list")  # fmt: skip
+def _(pair, idx, words, weights, counts, where):
+    kept = {p: set(s) for p, s in where.items() if p != pair}
+    changed = fast_train.apply_merge(pair, idx, words, weights, counts, where)
+    where.clear()
+    where.update(kept)
+    return changed
+
+
+@bug("apply_merge", "apply-merge-weight-one", "counts every word once, ignoring its weight",
+     hint="subtract weight")  # fmt: skip
+def _(pair, idx, words, weights, counts, where):
+    return fast_train.apply_merge(pair, idx, words, [1] * len(weights), counts, where)
+
+
+@bug("merge_lowest", "merge-lowest-recompute", "recomputes every rank after the merge",
+     rule="work", hint="only two pairs are new")  # fmt: skip
+def _(ids, ranks, merges):
+    best = min(ranks, default=math.inf)
+    if best == math.inf:
+        return False
+    i = ranks.index(best)
+    ids[i : i + 2] = [best]
+    ranks[:] = [merges.get(p, math.inf) for p in pairwise(ids)]
+    return True
+
+
+@bug("merge_lowest", "merge-lowest-rightmost", "merges the rightmost of equal ranks",
+     hint="leftmost")  # fmt: skip
+def _(ids, ranks, merges):
+    best = min(ranks, default=math.inf)
+    if best == math.inf:
+        return False
+    i = len(ranks) - 1 - ranks[::-1].index(best)
+    ids[i : i + 2] = [best]
+    del ranks[i]
+    if i < len(ranks):
+        ranks[i] = merges.get((best, ids[i + 1]), math.inf)
+    if i > 0:
+        ranks[i - 1] = merges.get((ids[i - 1], best), math.inf)
+    return True
+
+
+@bug("merge_lowest", "merge-lowest-no-left-update", "forgets the rank left of the new token",
+     hint="ranks[i - 1]")  # fmt: skip
+def _(ids, ranks, merges):
+    best = min(ranks, default=math.inf)
+    if best == math.inf:
+        return False
+    i = ranks.index(best)
+    ids[i : i + 2] = [best]
+    del ranks[i]
+    if i < len(ranks):
+        ranks[i] = merges.get((best, ids[i + 1]), math.inf)
+    return True
+
+
+@bug("encode_ordinary_cached", "encode-cached-no-cache", "encodes every chunk, repeats too",
+     rule="work", hint="a cache answers every repeat")  # fmt: skip
+def _(text, merges):
+    return [
+        i for chunk in split(text) for i in fast_encode.bpe_ranked(list(chunk.encode()), merges)
+    ]
+
+
+_SHARED_CACHE: dict = {}
+
+
+@bug("encode_ordinary_cached", "encode-cached-ignores-merges", "one cache for every merges table",
+     hint="keyed by the merges")  # fmt: skip
+def _(text, merges):
+    ids = []
+    for chunk in split(text):
+        if chunk not in _SHARED_CACHE:
+            _SHARED_CACHE[chunk] = fast_encode.bpe_ranked(list(chunk.encode()), merges)
+        ids += _SHARED_CACHE[chunk]
+    return ids

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
+
 import pytest
 
 from tests.exercise_bugs import BUGS, CLASSIC
 from tokcourse import check
-from tokcourse.exercises import Case, Exercise, run_check, show_solution, solution_source
+from tokcourse.exercises import Case, Exercise, run_check, solution_source
 
 NAMES = sorted(check.EXERCISE_NAMES)
 
@@ -15,12 +18,69 @@ def _stub(*args, **kwargs):
     raise NotImplementedError
 
 
+def students_copy(fn):
+    """The reference as a student would submit it: a function of their own that calls it."""
+
+    def mine(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    return mine
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_reference_passes(name):
-    result = run_check(check.exercise(name), check.exercise(name).reference, quiet=True)
+    exercise = check.exercise(name)
+    mine = students_copy(exercise.reference)
+    result = run_check(exercise, mine, quiet=True)
     assert result.passed, result.message
-    assert result.fn is check.exercise(name).reference
+    assert result.fn is mine
     assert result.n_cases >= 10
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_course_code_is_never_congratulated(name, capsys):
+    """A check cell run again after ❌ or ⏳ gets the reference back: it must not say ✅."""
+    exercise = check.exercise(name)
+    for fn in (exercise.reference, exercise.shown):
+        assert getattr(check, name)(fn) is exercise.reference
+        out = capsys.readouterr().out
+        assert "✅" not in out and "course's" in out and f"def {name}(" in out
+        assert check.result(name).status == "course code" and not check.result(name).passed
+
+
+def test_a_rerun_check_cell_after_a_failure_says_it_is_the_course_code(capsys):
+    def merge(ids, pair, idx):
+        return ids  # wrong
+
+    merge = check.merge(merge)  # the check cell, first run: ❌ and the reference handed back
+    assert "❌" in capsys.readouterr().out
+    merge = check.merge(merge)  # the same cell run again, the stub not re-run
+    out = capsys.readouterr().out
+    assert "✅" not in out and "not yours" in out
+
+
+@pytest.mark.parametrize("bug", [b for b in BUGS if b.rule], ids=lambda b: b.id)
+def test_each_rule_is_needed(bug, monkeypatch):
+    """The bug passes with its rule switched off, and is rejected by that rule alone."""
+    exercise = check.exercise(bug.exercise)
+    if bug.rule == "type":
+        without = dataclasses.replace(exercise, returns=None)
+    elif bug.rule == "pure":
+        without = dataclasses.replace(exercise, pure=False)
+    else:
+        monkeypatch.setattr(check, "_reject", lambda what, hint: None)
+        without = exercise
+    assert run_check(without, bug.fn, quiet=True).passed, f"{bug.id}: not only {bug.rule}"
+    monkeypatch.undo()
+    result = run_check(exercise, bug.fn, quiet=True)
+    kind = {"type": "wrong type", "pure": "mutated", "work": "violation"}[bug.rule]
+    assert result.status == kind, result.message
+
+
+@pytest.mark.parametrize("bug", [b for b in BUGS if b.hint], ids=lambda b: b.id)
+def test_the_hint_names_the_mistake_made(bug):
+    result = run_check(check.exercise(bug.exercise), bug.fn, quiet=True)
+    assert bug.hint in result.message, result.message
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=lambda b: b.id)
@@ -53,9 +113,7 @@ def test_a_stub_is_not_implemented_yet_calmly(name, capsys):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_passing_function_is_returned_and_used(name, capsys):
-    def mine(*args, **kwargs):
-        return check.exercise(name).reference(*args, **kwargs)
-
+    mine = students_copy(check.exercise(name).reference)
     assert getattr(check, name)(mine) is mine
     assert "✅" in capsys.readouterr().out
 
@@ -121,14 +179,108 @@ def test_an_endless_loop_is_stopped_quickly():
     assert result.status == "stuck" and "endless loop" in result.message
 
 
-def test_inputs_are_copied_so_a_mutating_function_cannot_spoil_the_reference():
+def test_a_mutating_function_is_reported_with_the_argument_it_changed():
     def merge(ids, pair, idx):
         out = check.exercise("merge").reference(ids, pair, idx)
         ids.clear()  # vandalise the caller's list
         ids.extend(out)
         return ids
 
+    result = run_check(check.exercise("merge"), merge, quiet=True)
+    assert result.status == "mutated"
+    lines = result.message.splitlines()
+    assert lines[1].strip() == "merge([1, 2], (1, 2), 9)", result.message
+    assert "expected: the arguments unchanged, and [9]" in lines[2]
+    assert "ids: [1, 2] became [9]" in lines[3]
+    # the reference ran on its own copy, so its answer was not spoiled
+    assert result.expected == [9]
+
+
+def test_a_function_that_returns_its_argument_unchanged_is_fine():
+    def merge(ids, pair, idx):  # no copy when nothing merges: allowed, ids are not changed
+        new = check.exercise("merge").reference(ids, pair, idx)
+        return ids if new == ids else new
+
     assert run_check(check.exercise("merge"), merge, quiet=True).passed
+
+
+@pytest.mark.parametrize(
+    ("answer", "shown"),
+    [(None, "got:      None"), (b"", "got:      b''"), ("None", "got:      'None'")],
+)
+def test_answers_are_shown_as_repr(answer, shown):
+    result = run_check(check.exercise("decode"), lambda ids, vocab: answer, quiet=True)
+    assert shown in result.message, result.message
+
+
+def test_a_counter_is_a_dict_and_passes():
+    from itertools import pairwise
+
+    def get_stats(ids):
+        return Counter(pairwise(ids))
+
+    assert run_check(check.exercise("get_stats"), get_stats, quiet=True).passed
+
+
+def test_correct_alternatives_pass():
+    """Different correct code passes: a merge with lookahead, an incremental UTF-8 decoder."""
+
+    def merge(ids, pair, idx):
+        out, skip = [], False
+        for i, a in enumerate(ids):
+            following = ids[i + 1] if i + 1 < len(ids) else None  # look ahead one id
+            if skip:
+                skip = False
+            elif (a, following) == pair:
+                out.append(idx)
+                skip = True
+            else:
+                out.append(a)
+        return out
+
+    def utf8_decode(data):
+        import codecs
+
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        try:
+            text = "".join(decoder.decode(bytes([b])) for b in data) + decoder.decode(b"", True)
+        except UnicodeDecodeError as err:
+            raise ValueError(str(err)) from None
+        return [ord(c) for c in text]
+
+    assert run_check(check.exercise("merge"), merge, quiet=True).passed
+    assert run_check(check.exercise("utf8_decode"), utf8_decode, quiet=True).passed
+
+
+def test_debug_prints_are_captured_and_quoted_briefly(capsys):
+    def get_stats(ids):
+        print("debug:", ids, "x" * 2000)
+        return {}
+
+    check.get_stats(get_stats)
+    out = capsys.readouterr().out
+    assert out.startswith("❌ get_stats")  # the verdict comes first, not the prints
+    assert len(out) < 2500
+    assert "printed" in out and "| debug: [7, 7]" in out
+
+    def quiet_enough(ids):
+        print("x" * 16_000)
+        return check.exercise("get_stats").reference(ids)
+
+    check.get_stats(quiet_enough)
+    out = capsys.readouterr().out
+    assert out.startswith("✅") and len(out) < 400 and "not shown" in out
+
+
+def test_every_check_cell_can_import_check_on_its_own(root):
+    """After a kernel restart a later check cell must not depend on an earlier import."""
+    import nbformat
+
+    for path in sorted((root / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if "exercise-check" in cell.metadata.get("tags", []):
+                assert "from tokcourse import check" in cell.source, (path.name, cell.source)
 
 
 def test_expected_exceptions_are_compared_like_answers():
@@ -149,7 +301,7 @@ def test_solution_source_runs_on_its_own_and_passes(name):
 
 
 def test_show_solution_prints_the_reference(capsys):
-    show_solution("merge")
+    check.show_solution("merge")
     out = capsys.readouterr().out
     assert out.startswith("# Reference solution for `merge` (tokcourse.bpe.merge)")
     assert "def merge(ids" in out
