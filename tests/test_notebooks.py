@@ -4,6 +4,10 @@
   yet" and the chapter runs to its end on the reference implementations.
 * solution mode: every stub replaced by the package's reference solution (exactly what
   ``show_solution`` prints). Every check must report success.
+
+And two things a student does that a straight run does not: running a check cell a second time
+(it then holds the course's function, and must not say ✅), and running one exercise's cells
+alone in a fresh kernel, as after a restart.
 """
 
 from __future__ import annotations
@@ -55,12 +59,22 @@ def output_text(cell) -> str:
     return "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")
 
 
+RERUN = "exercise-check-rerun"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_student_mode(path, monkeypatch):
     nb = nbformat.read(path, as_version=4)
+    # every check cell runs twice, as a student who presses Shift+Enter on it again would
+    for cell in tagged(nb, CHECK):
+        again = nbformat.v4.new_code_cell(cell.source, metadata={"tags": [RERUN]})
+        nb.cells.insert(nb.cells.index(cell) + 1, again)
     execute(nb, path, monkeypatch)
     for cell in tagged(nb, CHECK):
         assert "not implemented yet" in output_text(cell), cell.source
+    for cell in tagged(nb, RERUN):
+        out = output_text(cell)
+        assert "✅" not in out and "not yours" in out, out
 
 
 NOTEBOOKS_WITH_EXERCISES = [p for p in NOTEBOOKS if tagged(nbformat.read(p, as_version=4), STUB)]
@@ -81,3 +95,28 @@ def test_solution_mode(path, monkeypatch):
 
 def test_some_chapter_has_exercises():
     assert NOTEBOOKS_WITH_EXERCISES
+
+
+def exercises_of(path):
+    nb = nbformat.read(path, as_version=4)
+    stubs, checks = tagged(nb, STUB), tagged(nb, CHECK)
+    assert len(stubs) == len(checks)
+    return [(path, stub_name(stub), stub, check) for stub, check in zip(stubs, checks, strict=True)]
+
+
+EXERCISES = [e for p in NOTEBOOKS_WITH_EXERCISES for e in exercises_of(p)]
+
+
+@pytest.mark.parametrize(
+    ("path", "name", "stub", "check_cell"),
+    EXERCISES,
+    ids=[f"{path.stem[:2]}-{name}" for path, name, *_ in EXERCISES],
+)
+def test_an_exercise_alone_after_a_restart(path, name, stub, check_cell, monkeypatch):
+    """A fresh kernel, the student's solution cell, then its check cell: nothing else."""
+    solved = nbformat.v4.new_code_cell(solution_source(check.exercise(name).shown))
+    again = nbformat.v4.new_code_cell(check_cell.source)
+    nb = nbformat.v4.new_notebook(cells=[solved, again])
+    execute(nb, path, monkeypatch)
+    out = output_text(nb.cells[1])
+    assert "✅" in out, out
