@@ -321,3 +321,48 @@ def test_solution_source_includes_only_what_the_code_uses():
     assert "def most_frequent_pair(" in source and "def merge(" in source
     # names in default values are imported (evaluated when the function is defined)
     assert "GPT4_SPLIT_PATTERN" in solution_source(check.exercise("encode_ordinary").shown)
+
+
+def _report(bug_id):
+    bug = next(b for b in BUGS if b.id == bug_id)
+    return run_check(check.exercise(bug.exercise), bug.fn, quiet=True).message
+
+
+@pytest.mark.parametrize(
+    ("bug_id", "wrong_hint"),
+    [
+        # issue 9: hints that pointed the wrong way
+        ("build-vocab-no-bytes", "order they were learned"),  # merges={} is not about order
+        ("build-vocab-bytes-of-int", "order they were learned"),
+        ("utf8-decode-four-byte-lead-mask", "U+10FFFF"),  # the mask is wrong, not the limit
+        ("get-stats-set-of-pairs", "missing"),  # nothing is missing, counts are
+        ("encode-no-stop", "lowest merge id"),
+        ("merge-first-only", "overlap"),
+    ],
+)
+def test_hints_do_not_point_the_wrong_way(bug_id, wrong_hint):
+    report = _report(bug_id)
+    hint = next(line for line in report.splitlines() if line.strip().startswith("hint:"))
+    assert wrong_hint not in hint, report
+
+
+def test_chapter_13_solutions_are_the_fast_code(capsys):
+    for name, marker in [
+        ("apply_merge", "where.pop(pair"),
+        ("merge_lowest", "ranks.index(best)"),
+        ("encode_ordinary_cached", "if chunk not in cache"),
+    ]:
+        check.show_solution(name)
+        out = capsys.readouterr().out
+        assert marker in out, out
+        assert "get_stats(" not in out  # no recount anywhere in the shown solution
+
+
+def test_a_naive_trainer_cannot_pass_the_incremental_exercise():
+    """The issue's complaint: a full recount passed chapter 13's "incremental" exercise."""
+    result = run_check(check.exercise("apply_merge"), _by_id("apply-merge-recount"), quiet=True)
+    assert result.status == "violation" and "whole list of words" in result.message
+
+
+def _by_id(bug_id):
+    return next(b for b in BUGS if b.id == bug_id).fn
