@@ -744,46 +744,40 @@ def _(pair, idx, words, weights, counts, where):
     return fast_train.apply_merge(pair, idx, words, [1] * len(weights), counts, where)
 
 
-@bug("merge_lowest", "merge-lowest-recompute", "recomputes every rank after the merge",
-     rule="work", hint="only two pairs are new")  # fmt: skip
-def _(ids, ranks, merges):
+def _merge_lowest_with(ids, ranks, merges, *, rightmost=False, left=True, recompute=False):
+    """One rank-based step with knobs for the classic mistakes."""
     best = min(ranks, default=math.inf)
     if best == math.inf:
         return False
-    i = ranks.index(best)
+    i = len(ranks) - 1 - ranks[::-1].index(best) if rightmost else ranks.index(best)
     ids[i : i + 2] = [best]
-    ranks[:] = [merges.get(p, math.inf) for p in pairwise(ids)]
+    if recompute:
+        ranks[:] = [merges.get(p, math.inf) for p in pairwise(ids)]
+        return True
+    del ranks[i]
+    if i < len(ranks):
+        ranks[i] = merges.get((best, ids[i + 1]), math.inf)
+    if i > 0 and left:
+        ranks[i - 1] = merges.get((ids[i - 1], best), math.inf)
     return True
+
+
+@bug("merge_lowest", "merge-lowest-recompute", "recomputes every rank after the merge",
+     rule="work", hint="only two pairs are new")  # fmt: skip
+def _(ids, ranks, merges):
+    return _merge_lowest_with(ids, ranks, merges, recompute=True)
 
 
 @bug("merge_lowest", "merge-lowest-rightmost", "merges the rightmost of equal ranks",
      hint="leftmost")  # fmt: skip
 def _(ids, ranks, merges):
-    best = min(ranks, default=math.inf)
-    if best == math.inf:
-        return False
-    i = len(ranks) - 1 - ranks[::-1].index(best)
-    ids[i : i + 2] = [best]
-    del ranks[i]
-    if i < len(ranks):
-        ranks[i] = merges.get((best, ids[i + 1]), math.inf)
-    if i > 0:
-        ranks[i - 1] = merges.get((ids[i - 1], best), math.inf)
-    return True
+    return _merge_lowest_with(ids, ranks, merges, rightmost=True)
 
 
 @bug("merge_lowest", "merge-lowest-no-left-update", "forgets the rank left of the new token",
      hint="ranks[i - 1]")  # fmt: skip
 def _(ids, ranks, merges):
-    best = min(ranks, default=math.inf)
-    if best == math.inf:
-        return False
-    i = ranks.index(best)
-    ids[i : i + 2] = [best]
-    del ranks[i]
-    if i < len(ranks):
-        ranks[i] = merges.get((best, ids[i + 1]), math.inf)
-    return True
+    return _merge_lowest_with(ids, ranks, merges, left=False)
 
 
 @bug("encode_ordinary_cached", "encode-cached-no-cache", "encodes every chunk, repeats too",
