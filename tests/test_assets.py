@@ -34,6 +34,8 @@ PINNED = {
     "gpt2_encoder_json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
     "mistral_v1_model": "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
     "botchan": "464bd5300c24fce16fcc4555d4231a57632caae4d0090ad6aa92854a3b227ba7",
+    # PyPI's sha256 of sphinx-7.4.7-py3-none-any.whl
+    "sphinx_wheel": "c2419e2135d11f1951cd994d6eb18a1835bd8fdd8429f9ca375dc1f3281bd239",
 }
 TIKTOKEN_NAMES = ["gpt2", "r50k_base", "cl100k_base", "o200k_base"]
 
@@ -87,6 +89,32 @@ def offline_tiktoken(cached, tmp_path, monkeypatch) -> Path:
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
     assert assets.install_tiktoken_cache() == target
     return target
+
+
+@pytest.fixture
+def pypi_from_cache(cached, monkeypatch) -> list[str]:
+    """Serve every download from the real cache: each pinned archive rebuilt from our files.
+
+    An asset that is a whole archive (the Sphinx wheel) is served as itself, byte for byte, so
+    its pinned hash holds. Returns the list of requirements "downloaded", in order.
+    """
+    calls: list[str] = []
+
+    def download(source, dest, progress):
+        calls.append(source.requirement)
+        carried = [a for a in assets.ASSETS.values() if a.source == source]
+        whole = [a for a in carried if not a.member]
+        if whole:
+            dest.mkdir(parents=True, exist_ok=True)
+            return Path(shutil.copy(cached[whole[0].name], dest / whole[0].filename))
+        members = {}
+        for a in carried:
+            data = cached[a.name].read_bytes()
+            members[a.member] = gzip.compress(data) if a.gunzip else data
+        return fake_archive(source.kind, members, dest)
+
+    monkeypatch.setattr(assets, "_pip_download", download)
+    return calls
 
 
 def fake_archive(kind: str, members: dict[str, bytes], dest: Path) -> Path:
@@ -386,6 +414,181 @@ def test_stdlib_code_is_deterministic_and_cut_at_file_boundaries():
     assert assets.stdlib_code(max_bytes=0) == ""
     with pytest.raises(ValueError, match="-1"):
         assets.stdlib_code(max_bytes=-1)
+
+
+# sha256 of python_code() (UTF-8) and of json.dumps(po_catalogues(), sort_keys=True,
+# ensure_ascii=False): the corpora themselves are pinned, not only the file they come from.
+PYTHON_CODE_SHA256 = "5445e4b81362353a87bb2a88ffac55bca27994ba68f0a661a8ac0a35b0c1a2d7"
+CATALOGUES_SHA256 = "332995997f9adf3bd97adf2b09ca8f187b2bcffcae54980b4a58c665c4580f0f"
+# Chapter 01's languages (its SCRIPTS table, English aside).
+CHAPTER_01_LANGS = ["fr", "tr", "ru", "el", "fa", "hi", "ka", "ko", "ja", "zh_CN"]
+
+
+def corpora_digest() -> str:
+    """One hash over everything the chapters compute from the Sphinx wheel."""
+    blob = json.dumps(
+        [
+            assets.po_catalogues(),
+            assets.parallel_text(),
+            assets.parallel_text(CHAPTER_01_LANGS),
+            assets.python_code(),
+        ],
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def test_the_sphinx_wheel_is_pinned_by_its_own_hash():
+    asset = assets.ASSETS["sphinx_wheel"]
+    assert asset.source is not None and asset.member == ""  # the asset is the whole wheel
+    assert asset.source.requirement == f"sphinx=={assets.SPHINX_VERSION}" == "sphinx==7.4.7"
+    assert asset.source.kind == "wheel" and asset.source.sha256 == PINNED["sphinx_wheel"]
+    assert asset.filename == "sphinx-7.4.7-py3-none-any.whl"
+
+
+def test_pinned_corpora_have_the_numbers_the_book_prints(cached):
+    code = assets.python_code()
+    assert hashlib.sha256(code.encode()).hexdigest() == PYTHON_CODE_SHA256
+    catalogues = assets.po_catalogues()
+    blob = json.dumps(catalogues, sort_keys=True, ensure_ascii=False).encode()
+    assert hashlib.sha256(blob).hexdigest() == CATALOGUES_SHA256
+    assert len(catalogues) == 66 and sum(1 for c in catalogues.values() if c) == 52
+    assert len(assets.parallel_text()["en"]) == 330
+    assert len(assets.parallel_text(CHAPTER_01_LANGS)["en"]) == 310
+
+
+def test_python_code_is_cut_at_file_boundaries(cached):
+    full = assets.python_code()
+    assert full.startswith('"""The Sphinx documentation toolchain."""\n')
+    assert "def " in full and "import " in full and len(full.encode()) > 2_000_000
+    small, bigger = assets.python_code(max_bytes=15_000), assets.python_code(max_bytes=100_000)
+    assert 0 < len(small.encode()) <= 15_000 and len(bigger.encode()) <= 100_000
+    assert bigger.startswith(small) and full.startswith(bigger)
+    assert assets.python_code(max_bytes=0) == ""
+    with pytest.raises(ValueError, match="-5"):
+        assets.python_code(max_bytes=-5)
+
+
+_CORPORA_SCRIPT = """
+import importlib.abc, json, sys
+mode = sys.argv[1]
+if mode == "blocked":  # as if Sphinx were not installed at all
+    class NoSphinx(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "sphinx" or name.startswith("sphinx."):
+                raise ImportError("Sphinx is not installed here")
+    sys.meta_path.insert(0, NoSphinx())
+else:  # a different "Sphinx" first on the path
+    import importlib.util
+    assert importlib.util.find_spec("sphinx").origin.startswith(sys.argv[2])
+from tests.test_assets import corpora_digest
+print(json.dumps([corpora_digest(), "sphinx" in sys.modules]))
+"""
+
+
+@pytest.mark.parametrize("mode", ["other-sphinx", "no-sphinx"])
+def test_corpora_are_the_same_whichever_sphinx_is_installed(cached, tmp_path, mode):
+    # A fake Sphinx with another French catalogue, whose import would fail loudly; or none at all.
+    fake = tmp_path / "site"
+    po = fake / "sphinx" / "locale" / "fr" / "LC_MESSAGES" / "sphinx.po"
+    po.parent.mkdir(parents=True)
+    po.write_text('msgid "Search"\nmsgstr "Autre chose"\n', encoding="utf-8")
+    (fake / "sphinx" / "__init__.py").write_text("raise ImportError('the fake Sphinx')\n")
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fake), str(root)]))
+    args = ["blocked"] if mode == "no-sphinx" else ["fake", str(fake)]
+    result = subprocess.run(
+        [sys.executable, "-c", _CORPORA_SCRIPT, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    digest, imported_sphinx = json.loads(result.stdout)
+    assert digest == corpora_digest()
+    assert not imported_sphinx
+
+
+def test_a_download_with_the_wrong_hash_is_refused_before_it_is_opened(
+    tmp_cache, cached, monkeypatch
+):
+    (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").unlink()
+    # Same catalogues and code, one extra file: a different archive, so a different hash.
+    tampered = io.BytesIO()
+    with zipfile.ZipFile(cached["sphinx_wheel"]) as src, zipfile.ZipFile(tampered, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info))
+        dst.writestr("sphinx/extra.py", "print('not the pinned release')\n")
+    actual = hashlib.sha256(tampered.getvalue()).hexdigest()
+
+    def download(source, dest, progress):
+        dest.mkdir(parents=True)
+        out = dest / "sphinx-7.4.7-py3-none-any.whl"
+        out.write_bytes(tampered.getvalue())
+        return out
+
+    def never_open(*args, **kwargs):
+        raise AssertionError("a zip was opened before its hash was checked")
+
+    monkeypatch.setattr(assets, "_pip_download", download)
+    monkeypatch.setattr(zipfile, "ZipFile", never_open)
+    monkeypatch.setattr(tarfile, "open", never_open)
+    for call in (
+        lambda: assets.fetch(["sphinx_wheel"], progress=False),
+        assets.parallel_text,  # fetches the missing wheel first
+    ):
+        with pytest.raises(AssetError) as info:
+            call()
+        message = str(info.value)
+        assert PINNED["sphinx_wheel"] in message and actual in message
+        assert "sphinx==7.4.7" in message and "not opened" in message
+    assert not (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").exists()
+
+
+def test_a_damaged_cached_wheel_is_refused_before_it_is_opened(tmp_cache, monkeypatch):
+    wheel = tmp_cache / "sphinx-7.4.7-py3-none-any.whl"
+    wheel.write_bytes(wheel.read_bytes() + b"\0")
+    actual = sha256(wheel)
+
+    def never_open(*args, **kwargs):
+        raise AssertionError("a zip was opened before its hash was checked")
+
+    monkeypatch.setattr(zipfile, "ZipFile", never_open)
+    for corpus in (assets.parallel_text, assets.po_catalogues, assets.python_code):
+        with pytest.raises(AssetError) as info:
+            corpus()
+        message = str(info.value)
+        assert "sphinx_wheel" in message and str(wheel) in message
+        assert PINNED["sphinx_wheel"] in message and actual in message
+
+
+def test_fetch_downloads_the_wheel_and_stores_it_as_it_is(tmp_cache, pypi_from_cache):
+    before = corpora_digest()
+    (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").unlink()
+    paths = assets.fetch(["sphinx_wheel"], progress=False)
+    assert pypi_from_cache == ["sphinx==7.4.7"]
+    assert sha256(paths["sphinx_wheel"]) == PINNED["sphinx_wheel"]
+    assert corpora_digest() == before
+
+
+def test_setup_works_from_a_fresh_cache_dir(cached, pypi_from_cache, tmp_path, monkeypatch):
+    # What Binder's postBuild runs: `python -m tokcourse.assets setup` into empty directories.
+    monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(tmp_path / "fresh"))
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "fresh-tiktoken"))
+    assert assets.main(["setup", "-q"]) == 0
+    assert sorted(pypi_from_cache) == sorted(
+        {a.source.requirement for a in assets.ASSETS.values() if a.source}
+    )
+    assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == sorted(
+        a.filename for a in assets.ASSETS.values()
+    )
+    assert len(list((tmp_path / "fresh-tiktoken").iterdir())) == len(assets.TIKTOKEN_BLOB_URLS)
+    assert assets.main(["verify", "-q"]) == 0
+    pypi_from_cache.clear()
+    assert assets.main(["setup", "-q"]) == 0 and pypi_from_cache == []  # nothing to download
+    assert assets.botchan_text() and len(assets.parallel_text()["en"]) == 330
 
 
 PO_SAMPLE = r"""# A hand-written catalogue.
