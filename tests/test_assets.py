@@ -6,6 +6,7 @@ everything runs offline. Tests that change files work on a copy in a temporary c
 
 from __future__ import annotations
 
+import ast
 import gzip
 import hashlib
 import io
@@ -19,10 +20,12 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import NOTEBOOKS
 from tokcourse import assets
 from tokcourse.assets import AssetError
 
@@ -589,6 +592,96 @@ def test_setup_works_from_a_fresh_cache_dir(cached, pypi_from_cache, tmp_path, m
     pypi_from_cache.clear()
     assert assets.main(["setup", "-q"]) == 0 and pypi_from_cache == []  # nothing to download
     assert assets.botchan_text() and len(assets.parallel_text()["en"]) == 330
+
+
+# ----------------------------------------------------------------------------- the chapters
+
+# Sources whose text depends on the machine: the running Python's standard library, an
+# installed Sphinx. A chapter computing from them prints numbers the book does not.
+MACHINE_DEPENDENT_MODULES = {"pydoc_data", "sysconfig", "sphinx", "site"}
+MACHINE_DEPENDENT_ASSETS = {"stdlib_code"}
+SOURCE_READERS = {"getsource", "getsourcelines", "getsourcefile", "getfile"}
+
+
+def chapter_code(path: Path) -> ast.Module:
+    cells = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    # IPython magics and shell escapes are not Python; chapters do not need them anyway.
+    lines = [
+        ln for src in cells for ln in src.splitlines() if not ln.lstrip().startswith(("%", "!"))
+    ]
+    return ast.parse("\n".join(lines))
+
+
+def corpus_uses(tree: ast.Module) -> tuple[set[str], list[str]]:
+    """(names used from tokcourse.assets, machine-dependent sources the code reads)."""
+    used: set[str] = set()
+    bad: list[str] = []
+    stdlib_names: set[str] = set()  # names bound to standard-library modules by an import
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules.append(node.module)
+                if node.module == "tokcourse.assets":
+                    used |= {a.name for a in node.names}
+            bad += [m for m in modules if m.split(".")[0] in MACHINE_DEPENDENT_MODULES]
+            if isinstance(node, ast.Import):
+                stdlib_names |= {
+                    (a.asname or a.name).split(".")[0]
+                    for a in node.names
+                    if a.name.split(".")[0] in sys.stdlib_module_names
+                }
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "assets"
+        ):
+            used.add(node.attr)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute | ast.Name)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) in SOURCE_READERS
+            and node.args
+        ):
+            root = node.args[0]
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in stdlib_names:
+                bad.append(ast.unparse(node))
+    bad += sorted(used & MACHINE_DEPENDENT_ASSETS)
+    return used, bad
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_chapters_compute_only_from_pinned_corpora(path):
+    used, bad = corpus_uses(chapter_code(path))
+    assert not bad, f"{path.name} reads text that depends on the machine: {bad}"
+    assert used <= set(assets.__all__), used - set(assets.__all__)
+
+
+def test_the_chapters_use_the_pinned_corpora():
+    used = set().union(*(corpus_uses(chapter_code(p))[0] for p in NOTEBOOKS))
+    assert {"botchan_text", "parallel_text", "po_catalogues", "python_code"} <= used
+
+
+def test_the_chapter_scan_sees_machine_dependent_sources(tmp_path):
+    # The scan itself must be able to fail: each of these is what a chapter used to do.
+    for source in (
+        "from tokcourse.assets import parallel_text, stdlib_code\ncode = stdlib_code(100)",
+        "from tokcourse import assets\ntext = assets.stdlib_code(max_bytes=15_000)",
+        "from pydoc_data.topics import topics\ntext = topics['assignment']",
+        "import inspect\nimport textwrap\ntext = inspect.getsource(textwrap)",
+        "import inspect, json\ntext = inspect.getsource(json.decoder)",
+        "import sphinx.locale",
+    ):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        path = tmp_path / "chapter.ipynb"
+        nbformat.write(nb, path)
+        assert corpus_uses(chapter_code(path))[1], source
+    ok = "import inspect\nfrom tokcourse import bpe\nprint(inspect.getsource(bpe.merge))"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(ok)]), path)
+    assert corpus_uses(chapter_code(path))[1] == []
 
 
 PO_SAMPLE = r"""# A hand-written catalogue.
