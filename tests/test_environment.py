@@ -1,7 +1,7 @@
-"""Where the course runs: the pinned toolchain, JupyterLab locally, a plain pip install.
+"""Where the course runs: the pinned toolchain, JupyterLab locally, Binder, a plain pip install.
 
-Cheap, static checks plus a few dry runs (``make -n``); the real installs are what
-``make setup`` and Binder do.
+Cheap, static checks plus a few dry runs (``make -n``, the Binder scripts with a stand-in
+``python``); the real installs are what ``make setup`` and Binder do.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from tests.conftest import NOTEBOOKS, ROOT
+from tokcourse import assets
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 CONSTRAINTS = ROOT / "constraints.txt"
@@ -152,6 +153,51 @@ def test_readme_and_setup_page_document_make_lab_and_make_lock():
     for text in (readme, setup):
         assert "make lab" in text and "make lock" in text and "constraints.txt" in text
     assert ".venv/bin/jupyter lab notebooks/" in setup
+
+
+# ----------------------------------------------------------------------------- Binder
+
+
+def test_binder_scripts_are_executable():
+    for name in ("postBuild", "start"):
+        assert (ROOT / name).stat().st_mode & 0o111, name
+    lines = [ln for ln in (ROOT / "start").read_text().splitlines() if ln.strip()]
+    assert lines[0].startswith("#!") and lines[-1] == 'exec "$@"'
+
+
+def test_postbuild_installs_then_prefetches_into_the_runtime_cache_dirs(tmp_path):
+    # postBuild with a stand-in `python` that records what it is asked to do and where the
+    # caches are; then `start`, as Binder runs it at launch, with the real Python.
+    bin_dir, home, log = tmp_path / "bin", tmp_path / "home", tmp_path / "calls"
+    bin_dir.mkdir()
+    fake = bin_dir / "python"
+    fake.write_text(
+        '#!/bin/sh\necho "$* | $TOKCOURSE_CACHE_DIR | $TIKTOKEN_CACHE_DIR" >> "$CALLS"\n'
+    )
+    fake.chmod(0o755)
+    env = dict(os.environ, HOME=str(home), CALLS=str(log))
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    for var in ("TOKCOURSE_CACHE_DIR", "TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
+        env.pop(var, None)
+    subprocess.run(["bash", str(ROOT / "postBuild")], env=env, check=True, cwd=tmp_path)
+    calls = [line.split(" | ") for line in log.read_text().splitlines()]
+    assert [c[0] for c in calls] == [
+        "-m pip install --no-cache-dir -e .",
+        assets.SETUP_COMMAND.removeprefix("python "),
+    ]
+    build_dirs = calls[1][1:]
+
+    show = "from tokcourse import assets; print(assets.cache_dir(), assets.tiktoken_cache_dir())"
+    env["PATH"] = os.environ["PATH"]
+    run = subprocess.run(
+        ["bash", str(ROOT / "start"), sys.executable, "-c", show],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert run.stdout.split() == build_dirs
+    assert all(Path(d).is_relative_to(home) for d in build_dirs)  # in the image, not /tmp
 
 
 # ----------------------------------------------------------------------------- a plain install
