@@ -229,6 +229,9 @@ def test_a_plain_pip_install_brings_everything_the_chapters_import():
         if not {canonical(d) for d in providers.get(module, [])} & (runtime | {"ipython"})
     }
     assert not missing, f"imported by the package or a chapter but not a dependency: {missing}"
+    # Imported at run time by a dependency: plotly's notebook renderer (every chapter's
+    # fig.show()) raises "Mime type rendering requires nbformat" without it.
+    assert "nbformat" in runtime
 
 
 def test_no_runtime_dependency_is_only_data():
