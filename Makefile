@@ -3,17 +3,21 @@
 # then build the book or run the whole test suite.
 
 PYTHON ?= python3
+PY     ?= 3.12
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tokcourse-installed
 BUILD  := $(BIN)/jupyter-book build . -W -n --keep-going
+# One pytest worker per core; the book build and its checks stay together on one worker.
+PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup
 
 .DEFAULT_GOAL := help
-.PHONY: help setup book test test-full bench lint format notebooks-clean sync-url clean
+.PHONY: help setup book test test-python test-full bench lint format notebooks-clean sync-url clean
 
 help:
 	@echo "make book        build the book into _build/html (sets everything up first)"
 	@echo "make test        run the full test suite, notebooks and book build included"
+	@echo "make test-python PY=3.13  run every chapter under another Python (default 3.12, Colab's)"
 	@echo "make test-full   the same with the big parity run (slow)"
 	@echo "make bench       speed and memory benchmarks -> benchmarks/RESULTS.md (slow)"
 	@echo "make setup       venv + package + offline tokenizer files only"
@@ -37,10 +41,14 @@ book: setup
 	@echo "Book built. Open: file://$(CURDIR)/_build/html/index.html"
 
 test: setup
-	$(BIN)/python -m pytest
+	$(PYTEST)
+
+# Every chapter, as committed, under Python $(PY) in a venv made by `pip install .` (Colab's way).
+test-python: setup
+	TOKCOURSE_TEST_PYTHON=$(PY) $(PYTEST) tests/test_colab_python.py
 
 test-full: setup
-	TOKCOURSE_PARITY_EXAMPLES=50000 $(BIN)/python -m pytest -m "slow or not slow"
+	TOKCOURSE_PARITY_EXAMPLES=50000 $(PYTEST) -m "slow or not slow"
 
 bench: setup
 	$(BIN)/python benchmarks/run_all.py
