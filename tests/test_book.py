@@ -17,8 +17,12 @@ from pathlib import Path
 import plotly
 import pytest
 
+from tests._ci import missing_tool
 from tests.conftest import NOTEBOOKS, ROOT
 from tools import notebooks as nbtools
+
+# Under pytest-xdist (`make test`), one worker builds the book and runs every test that reads it.
+pytestmark = pytest.mark.xdist_group("book")
 
 HTML = ROOT / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -112,10 +116,18 @@ def test_exercises_render_statement_stub_and_solution_from_the_package(build_log
     assert "i += 2" in merge_solution
 
 
-def offline_dom(html_file: Path, profile: Path) -> str:
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The browser, or a skip (a failure under CI=true: CI must look at the rendered pages)."""
+    if CHROMIUM is None:
+        missing_tool("chromium not installed (apt-get install chromium; .ci/run does it)")
+    return CHROMIUM
+
+
+def offline_dom(chromium: str, html_file: Path, profile: Path) -> str:
     """The page's DOM after headless Chromium ran its scripts, with no network at all."""
     cmd = [
-        CHROMIUM,
+        chromium,
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
@@ -131,15 +143,9 @@ def offline_dom(html_file: Path, profile: Path) -> str:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
 
 
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium not installed (apt-get install chromium)"
-)
-
-
-@needs_chromium
-def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
+def test_introduction_renders_offline_in_a_browser(chromium, build_log, tmp_path):
     """The plotly figure is drawn as SVG, the token visualizer shows, solutions are collapsed."""
-    dom = offline_dom(HTML / "notebooks" / "00_introduction.html", tmp_path)
+    dom = offline_dom(chromium, HTML / "notebooks" / "00_introduction.html", tmp_path)
     assert 'class="main-svg"' in dom, "plotly did not draw its SVG"
     assert re.search(r"class=\"tkv-[0-9a-f]{10}\"", dom), "token visualizer missing"
     assert dom.count(' title="') > 100  # token spans with their ids on hover
@@ -148,14 +154,13 @@ def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
     assert solutions and all("toggle-hidden" in classes for classes in solutions)
 
 
-@needs_chromium
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_every_plotly_figure_is_drawn_offline(build_log, path, tmp_path):
+def test_every_plotly_figure_is_drawn_offline(chromium, build_log, path, tmp_path):
     html_file = HTML / "notebooks" / f"{path.stem}.html"
     figures = re.findall(r'<div id="([^"]+)" class="plotly-graph-div"', html_file.read_text())
     if not figures:
         pytest.skip("no plotly figure on this page")
-    dom = offline_dom(html_file, tmp_path)
+    dom = offline_dom(chromium, html_file, tmp_path)
     # plotly marks a div it has drawn into with the class js-plotly-plot
     undrawn = [f for f in figures if f'id="{f}" class="plotly-graph-div js-plotly-plot"' not in dom]
     assert not undrawn, f"{len(undrawn)} of {len(figures)} figures were not drawn"
