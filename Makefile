@@ -8,8 +8,8 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tokcourse-installed
 BUILD  := $(BIN)/jupyter-book build . -W -n --keep-going
-# One pytest worker per core; the book build and its checks stay together on one worker.
-PYTEST := $(BIN)/python -m pytest -n auto --dist loadgroup
+# One pytest worker per core (pytest-xdist); tests that share a build or a venv take a file lock.
+PYTEST := $(BIN)/python -m pytest -n auto
 
 .DEFAULT_GOAL := help
 .PHONY: help setup book test test-python test-full bench lint format notebooks-clean sync-url clean

@@ -6,6 +6,7 @@ execution cache is shared: an unchanged chapter is not re-run.
 
 from __future__ import annotations
 
+import fcntl
 import filecmp
 import html as html_lib
 import re
@@ -21,23 +22,28 @@ from tests._ci import missing_tool
 from tests.conftest import NOTEBOOKS, ROOT
 from tools import notebooks as nbtools
 
-# Under pytest-xdist (`make test`), one worker builds the book and runs every test that reads it.
-pytestmark = pytest.mark.xdist_group("book")
-
 HTML = ROOT / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def build_book(timeout: int = 1800) -> subprocess.CompletedProcess:
-    """Build exactly as `make book` does."""
+    """Build exactly as `make book` does.
+
+    Under pytest-xdist (`make test` runs one worker per core) several workers may need the book:
+    a lock makes them build one at a time, so the first builds and the others find every chapter
+    in the execution cache.
+    """
     jb = Path(sys.executable).with_name("jupyter-book")
-    return subprocess.run(
-        [str(jb), "build", ".", "-W", "-n", "--keep-going"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    (ROOT / "_build").mkdir(exist_ok=True)
+    with open(ROOT / "_build" / ".tests-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return subprocess.run(
+            [str(jb), "build", ".", "-W", "-n", "--keep-going"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
 
 @pytest.fixture(scope="module")
