@@ -4,6 +4,7 @@
 # suite. `make lab` starts JupyterLab on the chapters; `make lock` refreshes constraints.txt.
 
 PYTHON ?= python3
+PY     ?= 3.12
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.tokcourse-installed
@@ -12,13 +13,16 @@ STAMP  := $(VENV)/.tokcourse-installed
 CONSTRAINTS := constraints.txt
 LOCK_PYTHON ?= python3.11
 BUILD  := $(BIN)/jupyter-book build . -W -n --keep-going
+# One pytest worker per core (pytest-xdist); tests that share a build or a venv take a file lock.
+PYTEST := $(BIN)/python -m pytest -n auto
 
 .DEFAULT_GOAL := help
-.PHONY: help setup book test test-full bench lint format notebooks-clean sync-url lab lock clean
+.PHONY: help setup book test test-python test-full bench lint format notebooks-clean sync-url lab lock clean
 
 help:
 	@echo "make book        build the book into _build/html (sets everything up first)"
 	@echo "make test        run the full test suite, notebooks and book build included"
+	@echo "make test-python PY=3.13  run every chapter under another Python (default 3.12, Colab's)"
 	@echo "make test-full   the same with the big parity run (slow)"
 	@echo "make bench       speed and memory benchmarks -> benchmarks/RESULTS.md (slow)"
 	@echo "make setup       venv + package + offline tokenizer files only"
@@ -45,10 +49,14 @@ book: setup
 	@echo "Book built. Open: file://$(CURDIR)/_build/html/index.html"
 
 test: setup
-	$(BIN)/python -m pytest
+	$(PYTEST)
+
+# Every chapter, as committed, under Python $(PY) in a venv made by `pip install .` (Colab's way).
+test-python: setup
+	TOKCOURSE_TEST_PYTHON=$(PY) $(PYTEST) tests/test_colab_python.py
 
 test-full: setup
-	TOKCOURSE_PARITY_EXAMPLES=50000 $(BIN)/python -m pytest -m "slow or not slow"
+	TOKCOURSE_PARITY_EXAMPLES=50000 $(PYTEST) -m "slow or not slow"
 
 lab: setup
 	$(BIN)/jupyter lab notebooks/

@@ -6,6 +6,7 @@ execution cache is shared: an unchanged chapter is not re-run.
 
 from __future__ import annotations
 
+import fcntl
 import filecmp
 import html as html_lib
 import re
@@ -17,6 +18,7 @@ from pathlib import Path
 import plotly
 import pytest
 
+from tests._ci import missing_tool
 from tests.conftest import NOTEBOOKS, ROOT
 from tools import notebooks as nbtools
 
@@ -25,15 +27,23 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def build_book(timeout: int = 1800) -> subprocess.CompletedProcess:
-    """Build exactly as `make book` does."""
+    """Build exactly as `make book` does.
+
+    Under pytest-xdist (`make test` runs one worker per core) several workers may need the book:
+    a lock makes them build one at a time, so the first builds and the others find every chapter
+    in the execution cache.
+    """
     jb = Path(sys.executable).with_name("jupyter-book")
-    return subprocess.run(
-        [str(jb), "build", ".", "-W", "-n", "--keep-going"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    (ROOT / "_build").mkdir(exist_ok=True)
+    with open(ROOT / "_build" / ".tests-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return subprocess.run(
+            [str(jb), "build", ".", "-W", "-n", "--keep-going"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -112,10 +122,18 @@ def test_exercises_render_statement_stub_and_solution_from_the_package(build_log
     assert "i += 2" in merge_solution
 
 
-def offline_dom(html_file: Path, profile: Path) -> str:
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The browser, or a skip (a failure under CI=true: CI must look at the rendered pages)."""
+    if CHROMIUM is None:
+        missing_tool("chromium not installed (apt-get install chromium; .ci/run does it)")
+    return CHROMIUM
+
+
+def offline_dom(chromium: str, html_file: Path, profile: Path) -> str:
     """The page's DOM after headless Chromium ran its scripts, with no network at all."""
     cmd = [
-        CHROMIUM,
+        chromium,
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
@@ -131,15 +149,9 @@ def offline_dom(html_file: Path, profile: Path) -> str:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
 
 
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None, reason="chromium not installed (apt-get install chromium)"
-)
-
-
-@needs_chromium
-def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
+def test_introduction_renders_offline_in_a_browser(chromium, build_log, tmp_path):
     """The plotly figure is drawn as SVG, the token visualizer shows, solutions are collapsed."""
-    dom = offline_dom(HTML / "notebooks" / "00_introduction.html", tmp_path)
+    dom = offline_dom(chromium, HTML / "notebooks" / "00_introduction.html", tmp_path)
     assert 'class="main-svg"' in dom, "plotly did not draw its SVG"
     assert re.search(r"class=\"tkv-[0-9a-f]{10}\"", dom), "token visualizer missing"
     assert dom.count(' title="') > 100  # token spans with their ids on hover
@@ -148,14 +160,13 @@ def test_introduction_renders_offline_in_a_browser(build_log, tmp_path):
     assert solutions and all("toggle-hidden" in classes for classes in solutions)
 
 
-@needs_chromium
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_every_plotly_figure_is_drawn_offline(build_log, path, tmp_path):
+def test_every_plotly_figure_is_drawn_offline(chromium, build_log, path, tmp_path):
     html_file = HTML / "notebooks" / f"{path.stem}.html"
     figures = re.findall(r'<div id="([^"]+)" class="plotly-graph-div"', html_file.read_text())
     if not figures:
         pytest.skip("no plotly figure on this page")
-    dom = offline_dom(html_file, tmp_path)
+    dom = offline_dom(chromium, html_file, tmp_path)
     # plotly marks a div it has drawn into with the class js-plotly-plot
     undrawn = [f for f in figures if f'id="{f}" class="plotly-graph-div js-plotly-plot"' not in dom]
     assert not undrawn, f"{len(undrawn)} of {len(figures)} figures were not drawn"
