@@ -58,8 +58,9 @@ test-python: setup
 test-full: setup
 	TOKCOURSE_PARITY_EXAMPLES=50000 $(PYTEST) -m "slow or not slow"
 
+# JupyterLab refuses to run as root unless told; in a container that is often who you are.
 lab: setup
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/
 
 # A fresh venv in a temporary directory, the newest releases that satisfy pyproject.toml, then
 # `pip freeze` without tokcourse itself. Run it with Python 3.11, the oldest Python we support,

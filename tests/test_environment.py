@@ -137,8 +137,45 @@ def test_make_lab_sets_up_then_starts_jupyterlab_on_the_chapters(tmp_path):
     out = make_dry_run(tmp_path, "lab")
     lines = out.splitlines()
     setup = next(i for i, ln in enumerate(lines) if "tokcourse.assets setup" in ln)
-    lab = next(i for i, ln in enumerate(lines) if ln == ".venv/bin/jupyter lab notebooks/")
-    assert setup < lab
+    lab = next(i for i, ln in enumerate(lines) if ln.startswith(".venv/bin/jupyter lab "))
+    assert setup < lab and lines[lab].endswith(" notebooks/")
+
+
+@pytest.mark.skipif(MAKE is None or not IN_MAKE_VENV, reason="needs make and the make venv")
+def test_make_labs_command_starts_a_server_that_answers(tmp_path):
+    """The command `make lab` runs (as root too: a container's user) serves JupyterLab."""
+    import socket
+    import time
+    import urllib.error
+    import urllib.request
+
+    out = make_dry_run(tmp_path, "lab")
+    command = next(ln for ln in out.splitlines() if ln.startswith(".venv/bin/jupyter lab "))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        ["bash", "-c", f"{command} --no-browser --ServerApp.port={port} --ServerApp.ip=127.0.0.1"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        status, deadline = None, time.monotonic() + 90
+        while status is None and time.monotonic() < deadline and server.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab", timeout=5) as r:
+                    status = r.status
+            except urllib.error.HTTPError as e:
+                status = e.code
+            except OSError:
+                time.sleep(0.5)
+        assert server.poll() is None, server.stderr.read().decode()[-2000:]
+        assert status == 200  # the login page or the lab itself, after redirects
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
 
 
 @pytest.mark.skipif(not IN_MAKE_VENV, reason="checks the venv `make setup` builds")
