@@ -65,6 +65,7 @@ class IndexSettings:
     proxy: str | None = None
     trusted_hosts: tuple[str, ...] = ()
     timeout: float = 15.0
+    extra_ca_bundle: str | None = None  # pip's own CA bundle, trusted besides the system's
 
 
 # Run in a subprocess by the Python that will use the files, so a learner's own pip decides.
@@ -74,6 +75,11 @@ _PIP_SETTINGS_SCRIPT = """
 import json
 from pip._internal.commands import create_command
 o, _ = create_command("download").parse_args([])
+try:
+    from pip._vendor import certifi
+    bundle = certifi.where()
+except Exception:
+    bundle = None
 print(json.dumps({
     "index_urls": [] if o.no_index else [o.index_url, *o.extra_index_urls],
     "find_links": list(o.find_links or []),
@@ -81,6 +87,7 @@ print(json.dumps({
     "proxy": o.proxy or None,
     "trusted_hosts": list(getattr(o, "trusted_hosts", None) or []),
     "timeout": o.timeout,
+    "extra_ca_bundle": bundle,
 }))
 """
 
@@ -118,6 +125,7 @@ def pip_settings(python: str = sys.executable) -> IndexSettings:
         proxy=raw["proxy"],
         trusted_hosts=tuple(raw["trusted_hosts"]),
         timeout=float(raw["timeout"] or 15.0),
+        extra_ca_bundle=raw.get("extra_ca_bundle"),
     )
 
 
@@ -185,12 +193,12 @@ class _Client:
 
     def __post_init__(self) -> None:
         context = ssl.create_default_context(cafile=self.settings.cert)
-        if self.settings.cert is None:
-            try:  # pip brings its own CA bundle; so may we, where the system has none
-                import certifi  # noqa: PLC0415
-
-                context.load_verify_locations(certifi.where())
-            except (ImportError, OSError):
+        if self.settings.cert is None and self.settings.extra_ca_bundle:
+            # pip trusts its own bundle too (a Python without system certificates, e.g. some
+            # macOS installs, reaches the index with pip but not with the default context).
+            try:
+                context.load_verify_locations(self.settings.extra_ca_bundle)
+            except OSError:
                 pass
         handlers: list[urllib.request.BaseHandler] = []
         if self.settings.proxy:
