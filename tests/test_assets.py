@@ -1047,30 +1047,46 @@ def a_file(tmp_path: Path) -> Path:
     return f
 
 
+def xdg_holding_a_file(tmp_path: Path) -> Path:
+    (tmp_path / "tokcourse").write_text("I am a file where the default cache folder goes")
+    return tmp_path
+
+
 CACHE_ERRORS = [
+    (
+        "the default cache folder is a file: path",
+        lambda t: {"XDG_CACHE_HOME": xdg_holding_a_file(t)},
+        lambda: assets.path("botchan"),
+        r"cache folder .*/tokcourse \(the default cache folder\) is a file, not a folder\. "
+        r"Set TOKCOURSE_CACHE_DIR to a folder",
+    ),
     (
         "TOKCOURSE_CACHE_DIR is a file: cache_dir",
         lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
         lambda: assets.cache_dir(),
-        r"cache folder .*not-a-folder is a file, not a folder\. Set TOKCOURSE_CACHE_DIR",
+        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
+        r"TOKCOURSE_CACHE_DIR",
     ),
     (
         "TOKCOURSE_CACHE_DIR is a file: path",
         lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
         lambda: assets.path("botchan"),
-        r"cache folder .*not-a-folder is a file, not a folder\. Set TOKCOURSE_CACHE_DIR",
+        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
+        r"TOKCOURSE_CACHE_DIR",
     ),
     (
         "TOKCOURSE_CACHE_DIR is a file: fetch",
         lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
         lambda: assets.fetch(["botchan"], progress=False),
-        r"cache folder .*not-a-folder is a file, not a folder\. Set TOKCOURSE_CACHE_DIR",
+        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
+        r"TOKCOURSE_CACHE_DIR",
     ),
     (
         "TOKCOURSE_CACHE_DIR is a file: botchan_text",
         lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
         lambda: assets.botchan_text(),
-        r"cache folder .*not-a-folder is a file, not a folder\. Set TOKCOURSE_CACHE_DIR",
+        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
+        r"TOKCOURSE_CACHE_DIR",
     ),
     (
         "a parent of TOKCOURSE_CACHE_DIR is a file: fetch",
@@ -1109,6 +1125,7 @@ CACHE_ERRORS = [
 )
 def test_cache_folder_errors_are_clear(tmp_path, monkeypatch, setup_env, call, pattern):
     use_only_index(monkeypatch, "http://127.0.0.1:9/simple")  # nothing may be downloaded
+    monkeypatch.delenv("TOKCOURSE_CACHE_DIR", raising=False)
     for var, value in setup_env(tmp_path).items():
         monkeypatch.setenv(var, str(value))
     with pytest.raises(AssetError, match=pattern):
@@ -1129,7 +1146,7 @@ def test_read_only_commands_never_create_the_cache_folder(tmp_path, monkeypatch,
     err = capsys.readouterr().err
     assert "Traceback" not in err and str(folder) in err
     if where == "a file":
-        assert "is a file, not a folder. Set TOKCOURSE_CACHE_DIR" in err
+        assert "(TOKCOURSE_CACHE_DIR) is a file, not a folder. Set TOKCOURSE_CACHE_DIR" in err
     else:
         assert f"the cache folder {folder} does not exist" in err and "setup" in err
     status = assets.main(["paths"])

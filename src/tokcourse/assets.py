@@ -370,9 +370,10 @@ def _cache_path() -> Path:
         base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
         directory = base / "tokcourse"
     if directory.exists() and not directory.is_dir():
+        what = "TOKCOURSE_CACHE_DIR" if override else "the default cache folder"
         raise AssetError(
-            f"the cache folder {directory} is a file, not a folder. Set TOKCOURSE_CACHE_DIR to "
-            "a folder (it is created if missing), or unset it to use ~/.cache/tokcourse."
+            f"the cache folder {directory} ({what}) is a file, not a folder. Set "
+            "TOKCOURSE_CACHE_DIR to a folder (it is created if missing)."
         )
     return directory
 
