@@ -182,3 +182,28 @@ def tiktoken_splits_like_us(pattern: str, texts: list[str]) -> list[str]:
         "split-oracle", pat_str=pattern, mergeable_ranks=ranks, special_tokens={}
     )
     return [t for t, want in zip(texts, expected, strict=True) if enc.encode_ordinary(t) != want]
+
+
+# ---------------------------------------------------------------------------- hostile shapes
+def hostile_texts(n: int, seed: int = 0) -> dict[str, str]:
+    """Texts of about ``n`` characters that make one long chunk, or many chunks hard to cut.
+
+    The shapes of issue 10's benchmark (and ``benchmarks/bench_hostile.py``): a run of
+    spaces, of one letter, of one emoji, one random a-z word (many distinct merges), newlines
+    alone; plus a few relatives (alternating letters, digits, mixed white space, CJK).
+    """
+    import random
+
+    rng = random.Random(seed)
+    return {
+        "spaces": " " * n,
+        "one letter": "a" * n,
+        "one emoji": "\U0001f600" * (n // 4),
+        "random word": "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n)),
+        "newlines": "\n" * n,
+        "ab repeated": "ab" * (n // 2),
+        "digits": "".join(rng.choice("0123456789") for _ in range(n)),
+        "mixed white space": "".join(rng.choice(" \t\n\r\u00a0") for _ in range(n)),
+        "spaces then a word": " " * n + "x",
+        "CJK": "\u6f22" * (n // 3),
+    }

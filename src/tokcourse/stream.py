@@ -21,10 +21,19 @@ change when more text arrives ("hello" + "world" is one chunk; "\\r" + "\\n" is 
 3. *Surrogates.* A high surrogate at the very end waits for the next piece (its low half
    may be there); surrogates are then fixed exactly as ``Tokenizer.encode`` does.
 
-Memory: the buffer holds the unresolved tail (a few chunks) plus the current piece, and the
-encoder's chunk cache is bounded. What can make the buffer grow is one chunk that never ends
-(a megabyte of white space, or of letters with nothing between them): it is held until
-something ends it, and re-split on each piece meanwhile (feed such text in large pieces).
+**Work.** Resolving means splitting the whole buffer, so resolving after every piece would
+be quadratic when the buffer stays long: a chunk that never ends (a megabyte of white space,
+or of one letter) is held until something ends it, and fed line by line or character by
+character it would be re-split on every piece. So we resolve only when the buffer has at
+least doubled since the last resolve left it (``_GROWTH``); until then pieces are only
+collected. A resolve costs ``O(len(buffer))``, and at least half of that buffer is text that
+arrived since the previous resolve, so the total work is ``O(n)`` for ``n`` characters,
+however the text is cut. Resolving later never changes the ids: the rule above only ever
+emits chunks that no future text can change, and whatever is held is resolved later.
+
+Memory: the buffer holds the unresolved tail (a few chunks) plus at most as much again of
+new pieces (and the current piece), and the encoder's chunk cache is bounded. What can make
+the buffer grow is one chunk that never ends: it is held until something ends it.
 
 Caveats: the disallowed-special check runs on the buffer as it goes, so a disallowed token
 raises when it is reached, after earlier ids were yielded; special tokens are looked for
@@ -55,15 +64,21 @@ __all__ = ["LOOKAHEAD", "encode_iterable"]
 LOOKAHEAD = 4
 """Characters a chunk must end before the trailing white space run to be emitted."""
 
-_SPACE = regex.compile(r"\s")
+_GROWTH = 2
+"""Resolve once the buffer is this many times as long as what the last resolve kept."""
+
+# (?r): the regex module matches this one from the end of the text backwards, so finding the
+# trailing run costs its length, not a search over the whole text
+_TRAILING_SPACE = regex.compile(r"(?r)\s*\Z")
 
 
 def _trailing_space_start(text: str) -> int:
-    """Where the run of white space that ends ``text`` starts (``len(text)`` if none)."""
-    i = len(text)
-    while i > 0 and _SPACE.match(text[i - 1]):
-        i -= 1
-    return i
+    """Where the run of white space that ends ``text`` starts (``len(text)`` if none).
+
+    >>> _trailing_space_start("ab \n "), _trailing_space_start("ab")
+    (2, 2)
+    """
+    return _TRAILING_SPACE.search(text).start()
 
 
 def encode_iterable(
@@ -79,6 +94,8 @@ def encode_iterable(
 
     Special-token rules are ``Tokenizer.encode``'s (see ``special.py``).
 
+    Arguments are checked at the call, not when the first id is asked for.
+
     >>> enc = FastEncoder({(104, 105): 256}, pattern=r"\\w+|\\s+")
     >>> list(encode_iterable(enc, ["h", "i h", "i"]))
     [256, 32, 256]
@@ -88,6 +105,11 @@ def encode_iterable(
             "pieces must be an iterable of str (e.g. a file or a list), not one str; "
             "for one string use encode(), or pass [text]"
         )
+    if not isinstance(pieces, Iterable):
+        raise TypeError(
+            "pieces must be an iterable of str (e.g. a file, a list or a generator), "
+            f"got {type(pieces).__name__}: {pieces!r:.80}"
+        )
     if isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 1:
         raise ValueError(f"lookahead must be an int >= 1, got {lookahead!r}")
     special_tokens = {} if special_tokens is None else dict(special_tokens)
@@ -96,27 +118,36 @@ def encode_iterable(
     allowed = allowed & special_tokens.keys()
     # the last `keep` characters may be the start of a special token: never resolve them early
     keep = max((len(name) for name in allowed | disallowed), default=1) - 1
+    tables = (encoder, special_tokens, allowed, disallowed, keep, lookahead)
+    return _stream(iter(pieces), tables)
 
-    buffer = ""
+
+def _stream(pieces: Iterator[str], tables: tuple) -> Iterator[int]:
+    """The generator behind ``encode_iterable`` (its arguments already checked)."""
+    # buffer: what the last resolve kept; new: pieces since then; held: len(buffer) + len(new)
+    buffer, new, held = "", [], 0
     for position, piece in enumerate(pieces):
         if not isinstance(piece, str):
             raise TypeError(
                 f"piece {position} must be a str, got {type(piece).__name__}: {piece!r:.80}"
             )
-        buffer += piece
+        new.append(piece)
+        held += len(piece)
+        if held < _GROWTH * len(buffer):
+            continue  # not worth a resolve yet (see "Work" in the module docstring)
+        buffer = buffer + "".join(new)
         hold = ""
         if buffer and "\ud800" <= buffer[-1] <= "\udbff":
             buffer, hold = buffer[:-1], buffer[-1]  # its low half may start the next piece
         buffer = _fix_surrogates(buffer)
         out: list[int] = []
-        done = _resolve(
-            buffer, False, out, encoder, special_tokens, allowed, disallowed, keep, lookahead
-        )
+        done = _resolve(buffer, False, out, *tables)
         buffer = buffer[done:] + hold
+        new, held = [], len(buffer)
         yield from out
-    buffer = _fix_surrogates(buffer)
+    buffer = _fix_surrogates(buffer + "".join(new))
     out = []
-    _resolve(buffer, True, out, encoder, special_tokens, allowed, disallowed, keep, lookahead)
+    _resolve(buffer, True, out, *tables)
     yield from out
 
 

@@ -241,10 +241,14 @@ class Tokenizer:
             cached = self._fast = (key, FastEncoder.from_tokenizer(self))
         return cached[1]
 
-    def encode_ordinary(self, text: str, *, fast: bool = False) -> list[int]:
+    def encode_ordinary(self, text: str, *, fast: bool = True) -> list[int]:
         """Encode ``text`` ignoring special tokens: their text is encoded like any other.
 
-        ``fast=True`` uses ``fast_encoder()`` (same ids, see ``tokcourse.fast_encode``).
+        By default each chunk is encoded by ``fast_encoder()`` (``tokcourse.fast_encode``:
+        a heap of merges, ``O(n log n)`` in a chunk's length, and a chunk cache).
+        ``fast=False`` runs chapter 03's reference ``bpe.encode`` on each chunk instead: the
+        same ids, far slower, and superlinear on long chunks; it is there for teaching and
+        for tests that compare the two.
 
         >>> Tokenizer().encode_ordinary("<|a|>")
         [60, 124, 97, 124, 62]
@@ -263,11 +267,12 @@ class Tokenizer:
         *,
         allowed_special: Literal["all"] | Collection[str] = frozenset(),
         disallowed_special: Literal["all"] | Collection[str] = "all",
-        fast: bool = False,
+        fast: bool = True,
     ) -> list[int]:
         """Encode ``text`` to ids, with tiktoken's special-token rules (see ``special.py``).
 
-        ``fast=True`` encodes the ordinary pieces with ``fast_encoder()`` (same ids).
+        The ordinary pieces go through ``fast_encoder()``; ``fast=False`` encodes them with
+        the reference ``bpe.encode`` instead (same ids, slow; see ``encode_ordinary``).
 
         >>> tok = Tokenizer()
         >>> tok.register_special_tokens({"<|endoftext|>": 300})
