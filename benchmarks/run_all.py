@@ -164,7 +164,7 @@ def main() -> None:
         "",
         "Where the time goes: the regex split (the `regex` module, in C) is most of the warm "
         "time; tiktoken's Rust regex splits several times faster. Cold, each new chunk also "
-        "runs the pure-Python merge loop (`bpe_ranked`, a few microseconds per chunk), which is "
+        "runs the pure-Python merge loop (`bpe_heap`, a few microseconds per chunk), which is "
         "what keeps the novel's cold pass (7,666 distinct chunks in 0.27 MB) under 1/4 of "
         "tiktoken. What would close it: a compiled merge loop (Cython or Rust), or tiktoken's "
         "shortcut of looking a whole chunk up as one token first (we do not take it: a trained "
