@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import regex
+import tiktoken
 
 from tokcourse.basic import BasicTokenizer
 from tokcourse.patterns import (
@@ -18,7 +19,7 @@ from tokcourse.patterns import (
     GPT4O_SPLIT_PATTERN,
     KNOWN_PATTERNS,
 )
-from tokcourse.pretrained import GPT4Tokenizer
+from tokcourse.pretrained import GPT4Tokenizer, PretrainedTokenizer
 from tokcourse.regex import RegexTokenizer
 from tokcourse.tokenizer import FORMAT_VERSION, Tokenizer
 
@@ -342,6 +343,15 @@ def test_load_replaces_a_stale_encoding_name(tmp_path: Path) -> None:
     other.save(tmp_path / "other")
     loaded = GPT4Tokenizer().load(tmp_path / "other.model")
     assert loaded.encoding_name == "" and loaded.merges == other.merges
+    # built from an Encoding object whose name tiktoken's registry may not know
+    enc = tiktoken.get_encoding("r50k_base")
+    custom = tiktoken.Encoding(
+        "my_gpt2", pat_str=enc._pat_str, mergeable_ranks=enc._mergeable_ranks, special_tokens={}
+    )
+    mine = PretrainedTokenizer(custom)
+    mine.save(tmp_path / "mine")
+    assert PretrainedTokenizer(custom).load(tmp_path / "mine.model").encoding_name == "my_gpt2"
+    assert PretrainedTokenizer(custom).load(tmp_path / "gpt4.model").encoding_name == ""
 
 
 # ---------------------------------------------------------------------------- atomic save

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NoReturn
 
@@ -178,6 +179,24 @@ class _LineReader:
             self.fail(f"unexpected extra line {self.lines[self.lineno - 1]!r:.80}")
 
 
+_MERGE_LINES = re.compile(r"(?:[0-9]{1,10} [0-9]{1,10} [0-9]{1,10}(?:\n|\Z))*")
+
+
+def _merge_lines(reader: _LineReader, count: int) -> Iterable[tuple[int, int, int]]:
+    """The ``count`` merge lines as ``(a, b, new_id)``; syntax errors name their line.
+
+    Fast path: one regex checks the syntax of every line at once (200k merges for GPT-4o),
+    then ``int`` runs in C; a file it refuses is read line by line to find the bad line.
+    """
+    block = reader.lines[reader.lineno : reader.lineno + count]
+    if len(block) == count and _MERGE_LINES.fullmatch(joined := "\n".join(block)):
+        numbers = list(map(int, joined.split())) if count else []
+        if not numbers or max(numbers) <= MAX_TOKEN_ID:
+            reader.lineno += count
+            return zip(numbers[0::3], numbers[1::3], numbers[2::3], strict=True)
+    return (reader.ids(3, "a merge 'a b new_id'") for _ in range(count))
+
+
 def parse_model(text: str, path: str, *, trust_pattern: bool = False) -> ModelData:
     """Parse and check the text of a ``.model`` file; errors name ``path`` and the line.
 
@@ -204,8 +223,10 @@ def parse_model(text: str, path: str, *, trust_pattern: bool = False) -> ModelDa
         data.specials[name] = (idx, reader.lineno)
     known = set(data.byte_shuffle)
     previous = max(known)
-    for _ in range(reader.count("merges")):
-        a, b, idx = reader.ids(3, "a merge 'a b new_id'")
+    count = reader.count("merges")
+    first = reader.lineno  # merge k is on line first + k + 1
+    for k, (a, b, idx) in enumerate(_merge_lines(reader, count)):
+        reader.lineno = first + k + 1
         if a not in known or b not in known:
             reader.fail(f"merge ({a}, {b}) uses an id not defined on an earlier line")
         if idx in known:

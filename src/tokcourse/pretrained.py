@@ -152,6 +152,8 @@ class PretrainedTokenizer(RegexTokenizer):
         self.merges = dict(merges)
         self.vocab = self._build_vocab()
         self.register_special_tokens(dict(specials))
+        # what encoding_name stands for (shared tuples, no copy): see load
+        self._named_tables = (pattern, byte_shuffle, merges, specials)
 
     def train(self, text: str, vocab_size: int, verbose: bool = False) -> None:
         raise NotImplementedError(
@@ -163,14 +165,11 @@ class PretrainedTokenizer(RegexTokenizer):
         the file holds exactly that encoding's tables; otherwise it becomes ``""``: the
         tokenizer no longer is that encoding, and its name must not say it is."""
         super().load(model_file, trust_pattern=trust_pattern)
-        name = self.encoding_name
-        if name and _tables(name) != self._tables_now():
+        specials = tuple(sorted(self.special_tokens.items(), key=lambda item: item[1]))
+        now = (self.pattern, self.byte_shuffle, tuple(self.merges.items()), specials)
+        if now != getattr(self, "_named_tables", None):
             self.encoding_name = ""
         return self
-
-    def _tables_now(self) -> tuple[str | None, tuple[int, ...], tuple, tuple]:
-        specials = tuple(sorted(self.special_tokens.items(), key=lambda item: item[1]))
-        return self.pattern, self.byte_shuffle, tuple(self.merges.items()), specials
 
 
 class GPT2Tokenizer(PretrainedTokenizer):

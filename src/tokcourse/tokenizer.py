@@ -327,6 +327,9 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes that ``ids`` stand for (special tokens give their UTF-8 name).
 
+        ``ids`` is a list, tuple, array or other ordered iterable of ints; a set or a dict is
+        refused (``TypeError``), since it has no order to decode in (tiktoken refuses it too).
+
         >>> Tokenizer().decode_bytes([226, 130])      # half of "€": not valid UTF-8 alone
         b'\\xe2\\x82'
         """
