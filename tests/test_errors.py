@@ -75,6 +75,24 @@ ERRORS = [
     ("ids is None", lambda: trained().decode(None), TypeError, r"got NoneType"),
     ("ids is an int", lambda: trained().decode(104), TypeError, r"got int"),
     (
+        "ids is a set",
+        lambda: trained().decode({104, 105}),
+        TypeError,
+        r"got set, which has no order",
+    ),
+    (
+        "ids is a frozenset",
+        lambda: trained().decode_bytes(frozenset({104})),
+        TypeError,
+        r"ordered sequence of ints .* got frozenset",
+    ),
+    (
+        "ids is a dict",
+        lambda: trained().decode({104: 1}),
+        TypeError,
+        r"got dict, which has no order",
+    ),
+    (
         "strict decode of half a char",
         lambda: Tokenizer().decode([226], errors="strict"),
         UnicodeDecodeError,
@@ -168,6 +186,30 @@ ERRORS = [
     ),
     ("vocab_size bool", lambda: BasicTokenizer().train("abc", True), TypeError, r"got bool"),
     ("vocab_size str", lambda: RegexTokenizer().train("abc", "300"), TypeError, r"got str"),
+    (
+        "vocab_size above 2**32",
+        lambda: RegexTokenizer().train("abc", 2**32 + 1),
+        ValueError,
+        r"at most 2\*\*32 .* got 4294967297",
+    ),
+    (
+        "training special empty",
+        lambda: RegexTokenizer().train("a b c", 257, special_tokens=["<|x|>", ""]),
+        ValueError,
+        r"special_tokens\[1\] is the empty string.*cut into single characters",
+    ),
+    (
+        "training special None",
+        lambda: RegexTokenizer().train("a b c", 257, special_tokens=[None]),
+        TypeError,
+        r"special_tokens\[0\] must be a str, got NoneType: None",
+    ),
+    (
+        "training specials not a collection",
+        lambda: RegexTokenizer().train("a b c", 257, special_tokens=5),
+        TypeError,
+        r"special_tokens must be a collection of str .* got int: 5",
+    ),
     (
         "training text bytes",
         lambda: BasicTokenizer().train(b"abc", 257),
@@ -268,8 +310,38 @@ ERRORS = [
     ),
     ("specials not a dict", register([("<|x|>", 2000)]), TypeError, r"must be a dict .* got list"),
     ("special lone surrogate", register({"<|\ud800|>": 2000}), ValueError, r"not valid Unicode"),
+    (
+        "special id above 2**32-1",
+        register({"<|x|>": 10**40}),
+        ValueError,
+        r"'<\|x\|>' has the id 10{40}, above the largest token id 4294967295",
+    ),
+    (
+        "pattern lone surrogate",
+        lambda: RegexTokenizer("\ud800|."),
+        ValueError,
+        r"split pattern .* lone surrogate '\\ud800' at position 0",
+    ),
+    (
+        "pattern set to lone surrogate",
+        lambda: setattr(RegexTokenizer(), "pattern", "a|\udc00"),
+        ValueError,
+        r"not valid Unicode",
+    ),
     # --- pretrained and files
     ("unknown encoding", lambda: PretrainedTokenizer("gpt5_base"), ValueError, r"gpt5_base"),
+    (
+        "pretrained from an int",
+        lambda: PretrainedTokenizer(5),
+        TypeError,
+        r"needs a tiktoken encoding name such as 'cl100k_base' or a tiktoken\.Encoding, got int: 5",
+    ),
+    (
+        "trust_pattern not a bool",
+        lambda: RegexTokenizer().load("x.model", trust_pattern="yes"),
+        TypeError,
+        r"trust_pattern must be True or False, got 'yes'",
+    ),
     (
         "missing model file",
         lambda: RegexTokenizer().load("/nonexistent/x.model"),
@@ -302,6 +374,49 @@ def test_numpy_integers_are_ids() -> None:
     assert tok.decode(np.array(ids)) == "hello"
     with pytest.raises(TypeError, match="bool"):
         tok.decode([np.bool_(True)])
+
+
+@pytest.mark.parametrize("cls", [BasicTokenizer, RegexTokenizer])
+def test_numpy_integers_are_vocab_sizes(cls) -> None:
+    """Wherever an id is accepted as a numpy integer, so is a vocab_size (bools never)."""
+    np = pytest.importorskip("numpy")
+    expected = cls()
+    expected.train("hello hello world", 260)
+    for size in (np.int64(260), np.uint16(260), np.int32(260)):
+        tok = cls()
+        tok.train("hello hello world", size)
+        assert tok.merges == expected.merges
+    tok = cls()
+    tok.register_special_tokens({"<|x|>": np.int64(300)})
+    tok.train("hello hello world", np.int64(260))  # the clash check handles numpy too
+    with pytest.raises(ValueError, match=r"use ids that training"):
+        tok.train("hello hello world", np.int64(301))
+    with pytest.raises(TypeError, match="vocab_size must be an int, got bool"):
+        cls().train("hello", np.bool_(True))
+    for bad in (260.0, np.float64(260)):
+        with pytest.raises(TypeError, match="vocab_size must be an int, got float"):
+            cls().train("hello", bad)
+
+
+def test_disallowed_special_none_checks_nothing_as_in_tiktoken() -> None:
+    tiktoken = pytest.importorskip("tiktoken")
+    text = "a<|endoftext|> b<|fim_prefix|>"
+    expected = tiktoken.get_encoding("cl100k_base").encode(text, disallowed_special=None)
+    gpt4 = GPT4Tokenizer()
+    assert gpt4.encode(text, disallowed_special=None) == expected
+    assert gpt4.encode(text, disallowed_special=()) == expected
+    assert list(gpt4.encode_iterable([text], disallowed_special=None)) == expected
+    allowed = tiktoken.get_encoding("cl100k_base").encode(
+        text, allowed_special={"<|endoftext|>"}, disallowed_special=None
+    )
+    assert gpt4.encode(text, allowed_special={"<|endoftext|>"}, disallowed_special=None) == allowed
+
+
+def test_decode_takes_ordered_iterables() -> None:
+    """tiktoken takes only sequences; we also take other ordered iterables, never sets."""
+    tok = trained()
+    ids = tok.encode("hello")
+    assert tok.decode(tuple(ids)) == tok.decode(iter(ids)) == tok.decode(i for i in ids) == "hello"
 
 
 def test_failed_calls_leave_the_tokenizer_unchanged() -> None:

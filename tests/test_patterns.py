@@ -176,3 +176,44 @@ def test_corpora_split_like_tiktoken(name: str) -> None:
 
 def test_patterns_module_has_no_state() -> None:
     assert patterns.__all__  # importing it compiled nothing and read nothing
+
+
+# ---------------------------------------------------------------------------- trusted patterns
+@pytest.mark.parametrize(
+    ("pattern", "size"),
+    [
+        ("abc", 3),
+        ("a{1000}", 1000),
+        ("(?:ab){10}", 20),
+        ("(?:(?:a{1000}){1000}){1000}|.", 10**9 + 1),
+        (r"\p{L}{3}|\x{41}{2}", 5),  # braces after \p and \x are not repeats
+        ("[a{1000}]{2}", 2),  # inside a class, braces are literal
+        ("(?i)a{5}", 5),  # an inline flag group holds nothing
+        ("(?P<x>a){4}|(?<=b)c", 6),
+        ("a{,3}b{2,}", 5),
+    ],
+)
+def test_expanded_size(pattern: str, size: int) -> None:
+    assert patterns.expanded_size(pattern) == size
+
+
+def test_known_patterns_are_small_and_known() -> None:
+    assert {GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, None} == set(
+        patterns.KNOWN_PATTERNS
+    )
+    for pattern in SPLIT_PATTERNS.values():
+        assert patterns.expanded_size(pattern) < 100
+
+
+def test_timed_pattern_splits_like_the_plain_one_and_stops_on_backtracking() -> None:
+    timed = patterns.compile_trusted(r"\w+|\s+|.")
+    text = "hello,  world" * 100
+    assert split(text, timed) == split(text, r"\w+|\s+|.")
+    assert timed.findall(text) == regex.findall(r"\w+|\s+|.", text)
+    slow = patterns.TimedPattern(regex.compile("(a|aa)+c|."), seconds=0.05, per_char=0)
+    with pytest.raises(TimeoutError, match=r"split pattern '\(a\|aa\)\+c\|\.' took more than"):
+        split("a" * 38, slow)
+    with pytest.raises(TimeoutError, match=r"on 38 characters"):
+        slow.findall("a" * 38)
+    assert slow._limit("x" * 10**6) == pytest.approx(0.05)
+    assert patterns.TimedPattern(slow.compiled)._limit("x" * 10**6) == pytest.approx(11.0)

@@ -10,6 +10,7 @@ import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tokcourse import special as special_module
 from tokcourse.regex import RegexTokenizer
 from tokcourse.special import find_specials, split_specials
 
@@ -220,6 +221,31 @@ def test_find_and_split_specials() -> None:
     assert split_specials("", {"<|a|>"}) == []
     assert split_specials("<|a|>", {"<|a|>"}) == ["<|a|>"]
     assert split_specials("ab", set()) == ["ab"]
+
+
+def test_special_regex_is_built_once_per_set_of_names(monkeypatch) -> None:
+    """With 5,000 special tokens, building the regex costs far more than the search.
+
+    We count the names escaped into a regex: one build for all the calls below (the same
+    names are disallowed, then allowed). Rebuilding on every call escapes them 40 times.
+    """
+    tok = RegexTokenizer()
+    names = {f"<|tok{i}|>": 1000 + i for i in range(5000)}
+    tok.register_special_tokens(names)
+    escaped = []
+    real_escape = special_module.regex.escape
+
+    def counting_escape(name, *args, **kwargs):
+        escaped.append(name)
+        return real_escape(name, *args, **kwargs)
+
+    monkeypatch.setattr(special_module.regex, "escape", counting_escape)
+    special_module.special_regex.cache_clear()
+    for _ in range(20):
+        assert tok.encode("hi <|tok7|>", allowed_special="all") == [104, 105, 32, 1007]
+        with pytest.raises(ValueError, match=r"'<\|tok7\|>', which is not allowed"):
+            tok.encode("hi <|tok7|>")
+    assert len(escaped) == 5000  # each name once
 
 
 # ---------------------------------------------------------------------------- registering

@@ -21,7 +21,17 @@ from tokcourse.tokenizer import Tokenizer, render_token
 
 from ._parity import FRAGMENTS, any_text, ours, valid_text
 
-MODULES = ["bpe", "basic", "regex", "patterns", "special", "tokenizer", "pretrained", "unicode_pin"]
+MODULES = [
+    "bpe",
+    "basic",
+    "regex",
+    "patterns",
+    "special",
+    "tokenizer",
+    "model_file",
+    "pretrained",
+    "unicode_pin",
+]
 
 TRAINING_TEXT = (
     "The tokenizer is a separate stage of the pipeline, with its own training set. "

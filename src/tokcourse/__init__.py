@@ -7,9 +7,10 @@
 'hello world'
 
 Modules, in the order the chapters build them: ``bpe`` (pairs, merges, the naive trainer),
-``tokenizer`` (the base class), ``basic`` and ``regex`` (trainable tokenizers), ``patterns``
-(GPT-2/GPT-4/GPT-4o split patterns), ``special`` (special-token rules), ``pretrained``
-(GPT-2, GPT-4, GPT-4o from tiktoken's ranks), ``utf8`` (UTF-8 by hand), ``fast_train``,
+``tokenizer`` (the base class) and ``model_file`` (its save/load format), ``basic`` and
+``regex`` (trainable tokenizers), ``patterns`` (GPT-2/GPT-4/GPT-4o split patterns),
+``special`` (special-token rules), ``pretrained`` (GPT-2, GPT-4, GPT-4o from tiktoken's
+ranks), ``utf8`` (UTF-8 by hand), ``fast_train``,
 ``fast_encode`` and ``stream`` (the fast paths of chapter 13), ``assets`` (offline data),
 ``viz`` and ``plotting`` (display), ``check`` and ``exercises`` (the exercise checks).
 """

@@ -92,12 +92,22 @@ def most_frequent_pair(
     return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], -p[0], -p[1]))
 
 
+MAX_VOCAB_SIZE = 2**32
+"""Ids must fit in an unsigned 32-bit integer (as in tiktoken): at most 2**32 tokens."""
+
+
 def _check_vocab_size(vocab_size: int) -> int:
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int):
+    """Validate ``vocab_size`` (an int, or a numpy integer); return the number of merges."""
+    if isinstance(vocab_size, bool) or not hasattr(type(vocab_size), "__index__"):
         raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__}")
+    vocab_size = operator.index(vocab_size)  # np.int64(300) -> 300; np.bool_ has no __index__
     if vocab_size < 256:
         raise ValueError(
             f"vocab_size must be at least 256 (one token per byte value), got {vocab_size}"
+        )
+    if vocab_size > MAX_VOCAB_SIZE:
+        raise ValueError(
+            f"vocab_size must be at most 2**32 (ids are unsigned 32-bit integers), got {vocab_size}"
         )
     return vocab_size - 256
 

@@ -27,11 +27,17 @@ import heapq
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import pairwise
+from typing import TYPE_CHECKING
 
 from . import bpe
 from .patterns import GPT4_SPLIT_PATTERN, compile_pattern, split
 from .special import split_specials
 from .tokenizer import _fix_surrogates
+
+if TYPE_CHECKING:
+    import regex
+
+    from .patterns import TimedPattern
 
 __all__ = ["apply_merge", "count_chunks", "index_words", "train_fast"]
 
@@ -53,9 +59,30 @@ def _reversed_key(token: bytes) -> str:
     return "".join(chr(255 - x) for x in token) + chr(256)
 
 
+def _check_special_names(special_tokens: Collection[str]) -> frozenset[str]:
+    """The special-token strings to cut training text at; each must be a non-empty str."""
+    if isinstance(special_tokens, str) or not isinstance(special_tokens, Iterable):
+        raise TypeError(
+            "special_tokens must be a collection of str such as ['<|endoftext|>'], got "
+            f"{type(special_tokens).__name__}: {special_tokens!r:.80}"
+        )
+    names = list(special_tokens)
+    for position, name in enumerate(names):
+        if not isinstance(name, str):
+            raise TypeError(
+                f"special_tokens[{position}] must be a str, got {type(name).__name__}: {name!r:.80}"
+            )
+        if not name:
+            raise ValueError(
+                f"special_tokens[{position}] is the empty string, which occurs between every "
+                "two characters: the text would be cut into single characters. Remove it."
+            )
+    return frozenset(names)
+
+
 def count_chunks(
     text: str,
-    pattern: str | None = GPT4_SPLIT_PATTERN,
+    pattern: str | regex.Pattern | TimedPattern | None = GPT4_SPLIT_PATTERN,
     special_tokens: Collection[str] = (),
 ) -> Counter[bytes]:
     """Pre-tokenize ``text`` once: ``{chunk bytes: how often}``.
@@ -69,9 +96,9 @@ def count_chunks(
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
-    specials = frozenset(special_tokens)
+    specials = _check_special_names(special_tokens)
     pieces = split_specials(text, specials) if specials else [text]
-    compiled = None if pattern is None else compile_pattern(pattern)
+    compiled = compile_pattern(pattern) if isinstance(pattern, str) else pattern
     counts: Counter[bytes] = Counter()
     for piece in pieces:
         if piece in specials or not piece:

@@ -14,6 +14,8 @@ The three strings are *exactly* ``tiktoken.get_encoding(name)._pat_str`` for tik
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import regex
 
 from .unicode_pin import pin_unicode
@@ -22,8 +24,12 @@ __all__ = [
     "GPT2_SPLIT_PATTERN",
     "GPT4_SPLIT_PATTERN",
     "GPT4O_SPLIT_PATTERN",
+    "KNOWN_PATTERNS",
     "SPLIT_PATTERNS",
+    "TimedPattern",
     "compile_pattern",
+    "compile_trusted",
+    "expanded_size",
     "split",
 ]
 
@@ -91,6 +97,16 @@ SPLIT_PATTERNS: dict[str, str] = {
 """The split pattern of each tiktoken encoding we reproduce, by tiktoken's name."""
 
 
+KNOWN_PATTERNS: frozenset[str | None] = frozenset(
+    {GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN, None}
+)
+"""The patterns a ``.model`` file may name without being trusted (``None``: no split).
+
+Their matching time is linear (possessive quantifiers, no nested repeats), so loading them is
+safe. Any other pattern is code a file asks us to run: see ``compile_trusted``.
+"""
+
+
 def compile_pattern(pattern: str) -> regex.Pattern:
     """Compile a split pattern, or raise an error that names it.
 
@@ -104,10 +120,131 @@ def compile_pattern(pattern: str) -> regex.Pattern:
     try:
         return regex.compile(pattern)
     except regex.error as err:
-        raise ValueError(f"invalid split pattern {pattern!r}: {err}") from None
+        raise ValueError(f"invalid split pattern {pattern!r:.200}: {err}") from None
+    except RecursionError:
+        raise ValueError(f"split pattern {pattern!r:.80} is nested too deeply to compile") from None
 
 
-def split(text: str, pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN) -> list[str]:
+MAX_TRUSTED_SIZE = 100_000
+"""The most pattern elements a trusted pattern may expand to (see ``expanded_size``)."""
+
+
+def expanded_size(pattern: str) -> int:
+    """An upper bound on the elements the regex compiler makes of ``pattern``, without compiling.
+
+    Subtle: the compiler copies a counted repeat ``x{1000}`` 1000 times, so nesting three of
+    them (``(?:(?:a{1000}){1000}){1000}``, 27 characters) asks for 10**9 copies: gigabytes
+    before any text is matched. We walk the pattern once: every atom counts 1, a group counts
+    its contents, and ``{m,n}`` multiplies the atom before it by its larger bound.
+
+    >>> expanded_size("ab")
+    2
+    >>> expanded_size("(?:(?:a{1000}){1000}){1000}")
+    1000000000
+    """
+    totals, last = [0], 0  # totals: size of each open group; last: size of the previous atom
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "(":
+            totals.append(0)
+            last, i = 0, i + 1
+            if pattern[i : i + 1] == "?":  # (?:  (?i:  (?=  (?<!  (?P<name>  (?i)
+                while i < n and pattern[i] not in ":=!>)":
+                    i += 1
+                i += pattern[i : i + 1] != ")"
+            continue
+        if c == ")" and len(totals) > 1:
+            last = totals.pop()
+            totals[-1] += last
+            i += 1
+            continue
+        if c == "{":
+            bounds = regex.match(r"\{(\d{0,12})(?:,(\d{0,12}))?\}", pattern[i:])
+            if bounds and any(bounds.groups()):
+                times = max(int(b) for b in bounds.groups() if b)
+                totals[-1] += last * (times - 1) if times else -last
+                last *= times
+                i += bounds.end()
+                continue
+        if c == "\\":
+            i += 2
+            if i < n and pattern[i - 1] in "pPNxuUgk" and pattern[i] == "{":
+                close = pattern.find("}", i)
+                i = n if close < 0 else close + 1  # \p{L}, \x{41}: braces, not a repeat
+        elif c == "[":
+            i += 2 if pattern[i + 1 : i + 2] == "]" else 1  # "[]...]": a first ] is literal
+            while i < n and pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+            i += 1
+        elif c in "?*+|^$":  # quantifiers and anchors copy nothing
+            i += 1
+            continue
+        else:
+            i += 1
+        last = 1
+        totals[-1] += 1
+    return sum(totals)
+
+
+class TimedPattern:
+    """A compiled split pattern whose every match runs with a time limit.
+
+    For patterns we did not write (a trusted ``.model`` file's): a pattern with nested
+    repeats such as ``(a|aa)+c`` can take exponential time on a short text. The limit is
+    ``seconds + per_char * len(text)`` per call, generous for any sane pattern (ours match
+    millions of characters a second). Exceeding it raises ``TimeoutError`` naming the pattern.
+
+    >>> TimedPattern(regex.compile(r"\\w+|\\W")).findall("hi there")
+    ['hi', ' ', 'there']
+    """
+
+    def __init__(self, compiled: regex.Pattern, seconds: float = 1.0, per_char: float = 1e-5):
+        self.compiled, self.seconds, self.per_char = compiled, seconds, per_char
+        self.pattern, self.groups = compiled.pattern, compiled.groups
+
+    def _limit(self, text: str) -> float:
+        return self.seconds + self.per_char * len(text)
+
+    def _timed_out(self, text: str) -> TimeoutError:
+        return TimeoutError(
+            f"split pattern {self.pattern!r:.200} took more than {self._limit(text):.2f} s on "
+            f"{len(text):,} characters and was stopped: it backtracks catastrophically on this "
+            "text. Use one of the package's patterns (tokcourse.patterns) or fix the pattern."
+        )
+
+    def findall(self, text: str) -> list:
+        try:
+            return self.compiled.findall(text, timeout=self._limit(text))
+        except TimeoutError:
+            raise self._timed_out(text) from None
+
+    def finditer(self, text: str) -> Iterator[regex.Match]:
+        try:
+            yield from self.compiled.finditer(text, timeout=self._limit(text))
+        except TimeoutError:
+            raise self._timed_out(text) from None
+
+
+def compile_trusted(pattern: str) -> TimedPattern:
+    """Compile a pattern from a file the caller trusts: bounded size, time-limited matching.
+
+    >>> compile_trusted("(?:(?:a{1000}){1000}){1000}|.")
+    Traceback (most recent call last):
+    ...
+    ValueError: split pattern '(?:(?:a{1000}){1000}){1000}|.' would expand to 1,000,000,001 \
+elements when compiled (at most 100,000); refused even from a trusted file
+    """
+    if isinstance(pattern, str) and expanded_size(pattern) > MAX_TRUSTED_SIZE:
+        raise ValueError(
+            f"split pattern {pattern!r:.200} would expand to {expanded_size(pattern):,} "
+            f"elements when compiled (at most {MAX_TRUSTED_SIZE:,}); refused even from a "
+            "trusted file"
+        )
+    return TimedPattern(compile_pattern(pattern))
+
+
+def split(text: str, pattern: str | regex.Pattern | TimedPattern = GPT4_SPLIT_PATTERN) -> list[str]:
     """Cut ``text`` into the chunks that BPE will see, exactly as tiktoken would.
 
     Two subtleties. First, ``regex.findall`` silently skips characters that no part of the

@@ -25,11 +25,13 @@ the first use in a process and cached (nothing happens at import time).
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .patterns import SPLIT_PATTERNS
 from .regex import RegexTokenizer
+from .tokenizer import Tokenizer
 
 if TYPE_CHECKING:  # tiktoken is imported lazily: importing this module costs nothing
     import tiktoken
@@ -129,25 +131,45 @@ class PretrainedTokenizer(RegexTokenizer):
     encoding_name: str = ""
 
     def __init__(self, encoding: str | tiktoken.Encoding | None = None) -> None:
+        import tiktoken
+
         encoding = self.encoding_name if encoding is None else encoding
         if isinstance(encoding, str):
             if not encoding:
                 raise TypeError("PretrainedTokenizer needs a tiktoken encoding name")
             pattern, byte_shuffle, merges, specials = _tables(encoding)
             self.encoding_name = encoding
-        else:
+        elif isinstance(encoding, tiktoken.Encoding):
             pattern, byte_shuffle, merges, specials = _tables_of(encoding, encoding._pat_str)
             self.encoding_name = encoding.name
+        else:
+            raise TypeError(
+                "PretrainedTokenizer needs a tiktoken encoding name such as 'cl100k_base' or a "
+                f"tiktoken.Encoding, got {type(encoding).__name__}: {encoding!r:.80}"
+            )
         super().__init__(pattern)
         self.byte_shuffle = byte_shuffle
         self.merges = dict(merges)
         self.vocab = self._build_vocab()
         self.register_special_tokens(dict(specials))
+        # what encoding_name stands for (shared tuples, no copy): see load
+        self._named_tables = (pattern, byte_shuffle, merges, specials)
 
     def train(self, text: str, vocab_size: int, verbose: bool = False) -> None:
         raise NotImplementedError(
             f"{type(self).__name__} is pretrained; to train, start from a RegexTokenizer"
         )
+
+    def load(self, model_file: str | os.PathLike, *, trust_pattern: bool = False) -> Tokenizer:
+        """Load a ``.model`` file (see ``Tokenizer.load``). ``encoding_name`` stays only if
+        the file holds exactly that encoding's tables; otherwise it becomes ``""``: the
+        tokenizer no longer is that encoding, and its name must not say it is."""
+        super().load(model_file, trust_pattern=trust_pattern)
+        specials = tuple(sorted(self.special_tokens.items(), key=lambda item: item[1]))
+        now = (self.pattern, self.byte_shuffle, tuple(self.merges.items()), specials)
+        if now != getattr(self, "_named_tables", None):
+            self.encoding_name = ""
+        return self
 
 
 class GPT2Tokenizer(PretrainedTokenizer):

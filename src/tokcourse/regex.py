@@ -59,7 +59,7 @@ class RegexTokenizer(Tokenizer):
         if isinstance(special_tokens, str):
             raise TypeError(f"special_tokens must be a collection of str, not {special_tokens!r}")
         if special_tokens:
-            chunks = count_chunks(text, self.pattern, special_tokens)
+            chunks = count_chunks(text, self._compiled, special_tokens)
         else:
             # equal chunks merge the same way: count them, and let BPE see each one once
             chunks = Counter(

@@ -8,7 +8,8 @@ follow tiktoken's ``Encoding.encode`` rules exactly:
   names. Default: none.
 - ``disallowed_special``: strings that make ``encode`` raise ``ValueError`` when they occur in
   the text. Default ``"all"``: every special token that is not allowed. Pass ``()`` to encode
-  such text as ordinary text instead.
+  such text as ordinary text instead (``None`` means the same, as in tiktoken, which checks
+  nothing when the argument is empty or ``None``).
 
 Why refuse by default? Text from a user that contains ``<|endoftext|>`` would otherwise end
 the document in the model's eyes (a prompt injection). The caller has to say what they want.
@@ -34,6 +35,7 @@ Where we differ from tiktoken, it is to refuse or to be predictable, never to gi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Literal
 
@@ -46,6 +48,7 @@ __all__ = [
     "disallowed_special_error",
     "encode_with_specials",
     "find_specials",
+    "special_regex",
     "split_specials",
 ]
 
@@ -88,7 +91,7 @@ def allowed_special_set(
 
 
 def disallowed_special_set(
-    disallowed_special: Literal["all"] | Collection[str],
+    disallowed_special: Literal["all"] | Collection[str] | None,
     allowed: frozenset[str],
     special_tokens: Collection[str],
 ) -> frozenset[str]:
@@ -96,7 +99,11 @@ def disallowed_special_set(
 
     >>> sorted(disallowed_special_set("all", frozenset({"<|a|>"}), {"<|a|>": 1, "<|b|>": 2}))
     ['<|b|>']
+    >>> disallowed_special_set(None, frozenset(), {"<|a|>": 1})  # None: check nothing
+    frozenset()
     """
+    if disallowed_special is None:
+        return frozenset()
     if disallowed_special == "all":
         return frozenset(special_tokens) - allowed
     return _names(disallowed_special, "disallowed_special")
@@ -106,15 +113,27 @@ def find_specials(text: str, names: Collection[str]) -> list[regex.Match]:
     """All non-overlapping occurrences of ``names`` in ``text``, leftmost first, longest first.
 
     Subtle: a regex alternation takes the first alternative that matches, so we list the
-    names longest first; at any position the longest name wins.
+    names longest first; at any position the longest name wins. The regex is built once per
+    set of names and cached (``special_regex``): with thousands of special tokens, building
+    it costs far more than searching a short text.
 
     >>> [m.group() for m in find_specials("<|a|>b<|a|>", ["<|a|>", "<|a|>b"])]
     ['<|a|>b', '<|a|>']
     """
     if not names:
         return []
+    return list(special_regex(frozenset(names)).finditer(text))
+
+
+@functools.lru_cache(maxsize=64)
+def special_regex(names: frozenset[str]) -> regex.Pattern:
+    """The regex that finds any of ``names``, longest first; built once per set of names.
+
+    >>> special_regex(frozenset({"<|a|>"})) is special_regex(frozenset({"<|a|>"}))
+    True
+    """
     ordered = sorted(names, key=lambda name: (-len(name), name))
-    return list(regex.finditer("|".join(regex.escape(name) for name in ordered), text))
+    return regex.compile("|".join(regex.escape(name) for name in ordered))
 
 
 def disallowed_special_error(name: str) -> ValueError:
@@ -172,7 +191,7 @@ def encode_with_specials(
     special_tokens: Mapping[str, int],
     allowed_special: Literal["all"] | Collection[str] = frozenset(),
     encode_ordinary: Callable[[str], list[int]] = _utf8_ids,
-    disallowed_special: Literal["all"] | Collection[str] = "all",
+    disallowed_special: Literal["all"] | Collection[str] | None = "all",
 ) -> list[int]:
     """Encode ``text`` by tiktoken's special-token rules; ordinary pieces go to ``encode_ordinary``.
 

@@ -20,44 +20,34 @@ tokenizers fill the tables from tiktoken. This class alone can encode, decode, s
 
 from __future__ import annotations
 
-import json
 import operator
 import os
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Literal, NoReturn
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence, Set
+from typing import TYPE_CHECKING, Literal
 
 import regex
 
 from . import special
 from .bpe import build_vocab, encode
-from .patterns import GPT4_SPLIT_PATTERN, compile_pattern, split
+from .model_file import (
+    FORMAT_VERSION,
+    MAX_TOKEN_ID,
+    ModelData,
+    model_text,
+    parse_model,
+    read_model,
+    render_token,
+    vocab_text,
+    write_atomic,
+)
+from .patterns import GPT4_SPLIT_PATTERN, KNOWN_PATTERNS, compile_pattern, compile_trusted, split
 
 if TYPE_CHECKING:
     from .fast_encode import FastEncoder
 
-__all__ = ["FORMAT_VERSION", "Tokenizer", "encode_ordinary", "render_token"]
-
-FORMAT_VERSION = "tokcourse v1"
-"""First line of every ``.model`` file; bump it when the format changes."""
+__all__ = ["FORMAT_VERSION", "MAX_TOKEN_ID", "Tokenizer", "encode_ordinary", "render_token"]
 
 _IDENTITY = tuple(range(256))
-
-
-def render_token(token: bytes) -> str:
-    """Show a token's bytes readably: UTF-8 where valid, escapes for control characters.
-
-    >>> render_token(b"hi\\n\\xe2\\x82")
-    'hi\\\\n\\\\xe2\\\\x82'
-    """
-    text = token.decode("utf-8", errors="backslashreplace")
-    out = []
-    for ch in text:
-        # control characters (category C*) would break lines in the .vocab file
-        if ch.isprintable() or ch == " ":
-            out.append(ch)
-        else:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
 
 
 def _fix_surrogates(text: str) -> str:
@@ -88,17 +78,30 @@ def _token_id(value: object, where: str = "") -> int:
         ) from None
 
 
+def _check_utf8(value: str, what: str) -> None:
+    """Refuse a str that UTF-8 cannot encode (a lone surrogate): ``save`` could not write it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(
+            f"{what} {value!r:.80} is not valid Unicode: it holds the lone surrogate "
+            f"{value[err.start]!r} at position {err.start}, which a file cannot store"
+        ) from None
+
+
 def _check_special(name: object, idx: object, vocab: Mapping[int, bytes], known: dict) -> int:
     """Refuse a special token that is unnamed, or whose id is not free; return the id."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"a special token name must be a non-empty str, got {name!r}")
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError(f"special token {name!r} is not valid Unicode") from None
+    _check_utf8(name, "special token")
     idx = _token_id(idx, f" for special token {name!r}")
     if idx < 0:
         raise ValueError(f"special token {name!r} has a negative id {idx}")
+    if idx > MAX_TOKEN_ID:
+        raise ValueError(
+            f"special token {name!r} has the id {idx}, above the largest token id "
+            f"{MAX_TOKEN_ID} (2**32 - 1: ids are unsigned 32-bit integers, as in tiktoken)"
+        )
     if idx in vocab:
         raise ValueError(
             f"special token {name!r} would take id {idx}, already the ordinary token "
@@ -163,6 +166,8 @@ class Tokenizer:
 
     @pattern.setter
     def pattern(self, pattern: str | None) -> None:
+        if isinstance(pattern, str):
+            _check_utf8(pattern, "split pattern")
         self._compiled = None if pattern is None else compile_pattern(pattern)
         self._pattern = pattern
 
@@ -208,7 +213,8 @@ class Tokenizer:
 
     def _check_specials_fit(self, vocab_size: object) -> None:
         """Training mints ids 256..vocab_size-1: no special token may hold one already."""
-        if isinstance(vocab_size, int) and not isinstance(vocab_size, bool):
+        if not isinstance(vocab_size, bool) and hasattr(type(vocab_size), "__index__"):
+            vocab_size = operator.index(vocab_size)
             clash = {n: i for n, i in self.special_tokens.items() if 256 <= i < vocab_size}
             if clash:
                 raise ValueError(
@@ -326,11 +332,20 @@ class Tokenizer:
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes that ``ids`` stand for (special tokens give their UTF-8 name).
 
+        ``ids`` is a list, tuple, array or other ordered iterable of ints; a set or a dict is
+        refused (``TypeError``), since it has no order to decode in (tiktoken refuses it too).
+
         >>> Tokenizer().decode_bytes([226, 130])      # half of "€": not valid UTF-8 alone
         b'\\xe2\\x82'
         """
         if isinstance(ids, (str, bytes, bytearray)) or not isinstance(ids, Iterable):
             raise TypeError(f"ids must be a list of ints, got {type(ids).__name__}: {ids!r:.80}")
+        if isinstance(ids, (Set, Mapping)):
+            # a set has no order, so the text would be a shuffle; tiktoken refuses it too
+            raise TypeError(
+                f"ids must be an ordered sequence of ints (a list), got {type(ids).__name__}, "
+                f"which has no order: {ids!r:.80}"
+            )
         inverse_special = {idx: name for name, idx in self.special_tokens.items()}
         parts = []
         for position, value in enumerate(ids):
@@ -363,7 +378,10 @@ class Tokenizer:
 
         The ``.model`` file is plain text: the format line, the pattern (a JSON string or
         ``null``), the byte order, the special tokens (a JSON string and an id per line) and
-        the merges (``a b new_id`` per line, in the order they were learned).
+        the merges (``a b new_id`` per line, in the order they were learned); see
+        ``tokcourse.model_file``. Tables that ``load`` would refuse (say, a special token
+        edited in by hand with a lone surrogate) raise ``ValueError`` before any file is
+        touched, and each file is replaced atomically: a failed save leaves the old one intact.
 
         >>> import pathlib, tempfile
         >>> tok = Tokenizer()
@@ -381,158 +399,66 @@ class Tokenizer:
         <BLANKLINE>
         {'<|end of text|>': 256}
         """
-        file_prefix = os.fspath(file_prefix)
-        lines = [FORMAT_VERSION, "pattern " + json.dumps(self.pattern, ensure_ascii=False)]
-        if self.byte_shuffle == _IDENTITY:
-            lines.append("bytes identity")
-        else:
-            lines.append("bytes " + " ".join(map(str, self.byte_shuffle)))
-        lines.append(f"special {len(self.special_tokens)}")
-        for name, idx in self.special_tokens.items():
-            lines.append(f"{json.dumps(name, ensure_ascii=False)} {idx}")
-        lines.append(f"merges {len(self.merges)}")
-        lines.extend(f"{a} {b} {idx}" for (a, b), idx in self.merges.items())
-        with open(file_prefix + ".model", "w", encoding="utf-8", newline="\n") as f:
-            f.write("\n".join(lines) + "\n")
+        path = os.fspath(file_prefix) + ".model"
+        try:
+            if self.pattern is not None:
+                _check_utf8(self.pattern, "split pattern")
+            text = model_text(self.pattern, self.byte_shuffle, self.special_tokens, self.merges)
+            # read it back before writing: never write a file that load would refuse
+            self._tables_from(parse_model(text, path, trust_pattern=True), compile=False)
+        except (TypeError, ValueError) as err:
+            raise ValueError(f"cannot save this tokenizer to {path}: {err}") from None
+        vocab = vocab_text(self.vocab, self.merges, self.special_tokens)
+        write_atomic(path, text)
+        write_atomic(os.fspath(file_prefix) + ".vocab", vocab)
 
-        parents = {idx: pair for pair, idx in self.merges.items()}
-        with open(file_prefix + ".vocab", "w", encoding="utf-8", newline="\n") as f:
-            for idx, token in self.vocab.items():
-                if idx in parents:
-                    a, b = parents[idx]
-                    left, right = render_token(self.vocab[a]), render_token(self.vocab[b])
-                    f.write(f"[{left}][{right}] -> [{render_token(token)}] {idx}\n")
-                else:
-                    f.write(f"[{render_token(token)}] {idx}\n")
-            for name, idx in self.special_tokens.items():
-                f.write(f"special [{render_token(name.encode('utf-8'))}] {idx}\n")
-
-    def load(self, model_file: str | os.PathLike) -> Tokenizer:
+    def load(self, model_file: str | os.PathLike, *, trust_pattern: bool = False) -> Tokenizer:
         """Read a ``.model`` file written by ``save`` into this tokenizer, and return it.
 
-        Only parses text (JSON strings and integers); nothing in the file is executed. A
-        corrupt or truncated file raises ``ValueError`` naming the file and the line.
+        The file is data: only JSON strings and integers are parsed, and the split pattern
+        must be one of the package's (GPT-2, GPT-4, GPT-4o, or none), because a pattern is a
+        regex that will run on your text. ``trust_pattern=True`` accepts any pattern from a
+        file you trust; it is still refused if it would compile to an absurd size, and it
+        matches with a time limit (``TimeoutError`` naming the pattern instead of a hang).
+
+        Any problem raises ``ValueError`` naming the file and the line, and leaves this
+        tokenizer unchanged.
         """
-        model_file = os.fspath(model_file)
-        with open(model_file, encoding="utf-8") as f:
-            reader = _LineReader(model_file, f.read().split("\n"))
-
-        if reader.next("the format line") != FORMAT_VERSION:
-            reader.fail(f"expected {FORMAT_VERSION!r} (is this a tokcourse .model file?)")
-        pattern = reader.json_field("pattern")
-        try:
-            if pattern is not None:
-                compile_pattern(pattern)  # type: ignore[arg-type]
-            self._check_loaded_pattern(pattern)  # type: ignore[arg-type]
-        except (TypeError, ValueError) as err:
-            reader.fail(str(err))
-        byte_shuffle = reader.byte_order()
-        special_lines = {}
-        for _ in range(reader.count("special")):
-            name, idx = reader.special_token()
-            if name in special_lines:
-                reader.fail(f"special token {name!r} appears twice")
-            special_lines[name] = (idx, reader.lineno)
-        merges: dict[tuple[int, int], int] = {}
-        known = set(byte_shuffle)
-        for _ in range(reader.count("merges")):
-            a, b, idx = reader.ints(3, "a merge 'a b new_id'")
-            if a not in known or b not in known:
-                reader.fail(f"merge ({a}, {b}) uses an id not defined on an earlier line")
-            if idx in known:
-                reader.fail(f"merge ({a}, {b}) -> {idx} reuses id {idx}")
-            if (a, b) in merges:
-                reader.fail(f"the pair ({a}, {b}) is merged twice")
-            merges[(a, b)] = idx
-            known.add(idx)
-        reader.expect_end()
-
-        # everything parsed: now build the tables, and only then replace ours
-        loaded = Tokenizer(pattern)  # type: ignore[arg-type]
-        loaded.byte_shuffle, loaded.merges = byte_shuffle, merges
-        loaded.vocab = loaded._build_vocab()
-        specials: dict[str, int] = {}
-        for name, (idx, lineno) in special_lines.items():
-            try:
-                _check_special(name, idx, loaded.vocab, specials)
-            except ValueError as err:
-                raise ValueError(f"{model_file}, line {lineno}: {err}") from None
-            specials[name] = idx
-        self.pattern = loaded.pattern
-        self.byte_shuffle, self.merges, self.vocab = byte_shuffle, merges, loaded.vocab
+        if not isinstance(trust_pattern, bool):
+            raise TypeError(f"trust_pattern must be True or False, got {trust_pattern!r}")
+        data = read_model(model_file, trust_pattern=trust_pattern)
+        pattern, compiled, vocab, specials = self._tables_from(data, compile=True)
+        # everything checked: only now replace our tables, all together
+        self._pattern, self._compiled = pattern, compiled
+        self.byte_shuffle, self.merges, self.vocab = data.byte_shuffle, data.merges, vocab
         self.special_tokens = specials
         return self
 
+    def _tables_from(self, data: ModelData, compile: bool) -> tuple:
+        """Check parsed file data as this class would hold it; return its new tables.
+
+        Returns ``(pattern, compiled pattern, vocab, special_tokens)``; raises ``ValueError``
+        naming the file and line. A known pattern compiles as usual; any other (only here
+        when trusted) is size-checked first and matched with a time limit.
+        """
+        compiled = None
+        try:
+            self._check_loaded_pattern(data.pattern)
+            if compile and data.pattern is not None:
+                if data.pattern in KNOWN_PATTERNS:
+                    compiled = compile_pattern(data.pattern)
+                else:
+                    compiled = compile_trusted(data.pattern)
+        except (TypeError, ValueError) as err:
+            data.fail(2, str(err))  # the pattern is on line 2
+        vocab = build_vocab(data.merges, data.byte_shuffle)
+        specials: dict[str, int] = {}
+        for name, (idx, lineno) in data.specials.items():
+            try:
+                specials[name] = _check_special(name, idx, vocab, specials)
+            except (TypeError, ValueError) as err:
+                data.fail(lineno, str(err))
+        return data.pattern, compiled, vocab, specials
+
     def _check_loaded_pattern(self, pattern: str | None) -> None:
         """Hook for subclasses that only accept some patterns (BasicTokenizer: none)."""
-
-
-class _LineReader:
-    """Reads a .model file line by line; every error names the file and the line number."""
-
-    def __init__(self, path: str, lines: list[str]) -> None:
-        if lines and lines[-1] == "":
-            lines = lines[:-1]  # the file ends with a newline
-        self.path, self.lines, self.lineno = path, lines, 0
-
-    def fail(self, message: str) -> NoReturn:
-        raise ValueError(f"{self.path}, line {self.lineno}: {message}")
-
-    def next(self, what: str) -> str:
-        if self.lineno >= len(self.lines):
-            self.lineno += 1
-            self.fail(f"the file ends here, expected {what} (truncated file?)")
-        self.lineno += 1
-        return self.lines[self.lineno - 1]
-
-    def field(self, key: str) -> str:
-        line = self.next(f"'{key} ...'")
-        if not line.startswith(key + " "):
-            self.fail(f"expected a line starting with {key!r}, got {line!r:.80}")
-        return line[len(key) + 1 :]
-
-    def json_field(self, key: str) -> object:
-        value = self.field(key)
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError as err:
-            self.fail(f"{key} is not valid JSON ({err}): {value!r:.80}")
-
-    def count(self, key: str) -> int:
-        value = self.field(key)
-        if not value.isdigit():  # isdigit: also refuses signs, spaces and "1e3"
-            self.fail(f"expected '{key} <count>', got {key} {value!r:.80}")
-        return int(value)
-
-    def ints(self, n: int, what: str) -> list[int]:
-        line = self.next(what)
-        fields = line.split(" ")
-        if len(fields) != n or not all(f.isascii() and f.isdigit() for f in fields):
-            self.fail(f"expected {what} ({n} non-negative integers), got {line!r:.80}")
-        return [int(f) for f in fields]
-
-    def byte_order(self) -> tuple[int, ...]:
-        value = self.field("bytes")
-        if value == "identity":
-            return _IDENTITY
-        fields = value.split(" ")
-        order = [int(f) for f in fields if f.isascii() and f.isdigit()]
-        if sorted(order) != list(_IDENTITY) or len(order) != len(fields):
-            self.fail("expected 'bytes identity' or 'bytes' and a permutation of 0..255")
-        return tuple(order)
-
-    def special_token(self) -> tuple[str, int]:
-        line = self.next("a special token line '\"name\" id'")
-        name_json, _, idx = line.rpartition(" ")
-        try:
-            name = json.loads(name_json)
-        except json.JSONDecodeError:
-            name = None
-        if not isinstance(name, str) or not (idx.isascii() and idx.isdigit()):
-            self.fail(f"expected a special token '\"name\" id', got {line!r:.80}")
-        return name, int(idx)
-
-    def expect_end(self) -> None:
-        if self.lineno < len(self.lines):
-            self.lineno += 1
-            self.fail(f"unexpected extra line {self.lines[self.lineno - 1]!r:.80}")
