@@ -75,7 +75,7 @@ _TRAILING_SPACE = regex.compile(r"(?r)\s*\Z")
 def _trailing_space_start(text: str) -> int:
     """Where the run of white space that ends ``text`` starts (``len(text)`` if none).
 
-    >>> _trailing_space_start("ab \n "), _trailing_space_start("ab")
+    >>> _trailing_space_start("ab \\n "), _trailing_space_start("ab")
     (2, 2)
     """
     return _TRAILING_SPACE.search(text).start()
