@@ -4,10 +4,10 @@ Each row is one shape of text at two sizes, ``n`` and ``4n`` (GPT-4, ``cl100k_ba
 that make one enormous chunk (spaces, one letter, one emoji, one random a-z word with many
 distinct merges, the issue's 62.5 KB at n) and lines of ``"\\n"`` (the issue's 25,000 at n).
 Columns: tiktoken's ``encode_ordinary``; our default ``Tokenizer.encode_ordinary``; a
-``FastEncoder``; ``encode_iterable`` fed 4 KB pieces, and, for the newlines, one line at a time. Every path starts from an empty chunk
-cache on every run (a warm cache would answer the one big chunk in a lookup). Ids are
-checked equal to tiktoken's. The growth ratio is time(4n) / time(n); for a linear algorithm
-it is about 4, for a quadratic one about 16.
+``FastEncoder``; ``encode_iterable`` fed 4 KB pieces, and, for the newlines, one line at a
+time. Every path starts from an empty chunk cache on every run (a warm cache would answer the
+one big chunk in a lookup). Ids are checked equal to tiktoken's. The growth ratio is
+time(4n) / time(n); for a linear algorithm it is about 4, for a quadratic one about 16.
 """
 
 from __future__ import annotations
