@@ -467,9 +467,33 @@ def test_setup_fills_the_tiktoken_cache(tmp_cache, offline_tiktoken, no_download
 
 def test_botchan_text(cached):
     text = assets.botchan_text()
-    assert text.startswith("Project Gutenberg's Botchan (Master Darling)")
+    assert text.startswith("BOTCHAN (MASTER DARLING)\nBy The Late Mr. Kin-nosuke Natsume\n")
     assert "\r" not in text and "\ufeff" not in text
+    assert "gutenberg" not in text.lower() and "license" not in text.lower()
+    assert "I forgot to tell you about Kiyo." in text  # the last chapter is kept
     assert len(text) > 250_000
+    # The pinned file itself is unchanged: header and licence are still there for whoever
+    # needs the raw bytes.
+    raw = assets.path("botchan").read_bytes().decode("utf-8-sig").replace("\r\n", "\n")
+    assert raw.startswith("Project Gutenberg's Botchan (Master Darling)")
+    assert "*** START: FULL LICENSE ***" in raw and text.strip() in raw
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "no markers at all\n",
+        "*** START OF THIS PROJECT GUTENBERG EBOOK X ***\nthe novel, but no end\n",
+        "*** END OF THIS PROJECT GUTENBERG EBOOK X ***\n"
+        "*** START OF THIS PROJECT GUTENBERG EBOOK X ***\n",
+    ],
+)
+def test_botchan_text_without_gutenberg_markers_is_a_clear_error(tmp_path, monkeypatch, content):
+    f = tmp_path / "botchan.txt"
+    f.write_text(content)
+    monkeypatch.setattr(assets, "path", lambda name, fetch_missing=False: f)
+    with pytest.raises(AssetError, match=r"START OF THIS PROJECT GUTENBERG EBOOK.*setup"):
+        assets.botchan_text()
 
 
 def test_mistral_model_loads_with_sentencepiece(cached):

@@ -846,15 +846,32 @@ def verify() -> list[str]:
 
 
 def botchan_text() -> str:
-    """The English novel *Botchan* (Project Gutenberg), fetched if missing.
+    """The English novel *Botchan* (Project Gutenberg), fetched if missing: the novel only.
 
-    The file's UTF-8 byte-order mark is dropped and its CRLF line ends become ``\\n``; the raw
-    bytes stay available at ``path("botchan")``.
+    Project Gutenberg's header and its licence are cut off at the standard
+    ``*** START OF ... ***`` / ``*** END OF ... ***`` lines, as are the "Produced by" credit
+    right after the first and the "End of Project Gutenberg's ..." line right before the second.
+    The UTF-8 byte-order mark is dropped and CRLF line ends become ``\\n``. The whole file, header
+    and licence included, stays available at ``path("botchan")``.
 
-    Example: ``botchan_text()[:30]  # "Project Gutenberg's Botchan (M"``
+    Example: ``botchan_text()[:24]  # 'BOTCHAN (MASTER DARLING)'``
     """
-    raw = path("botchan", fetch_missing=True).read_bytes()
-    return raw.decode("utf-8-sig").replace("\r\n", "\n")
+    file = path("botchan", fetch_missing=True)
+    text = file.read_bytes().decode("utf-8-sig").replace("\r\n", "\n")
+    start = re.search(r"^\*\*\* ?START OF (?:THIS|THE) PROJECT GUTENBERG EBOOK.*\n", text, re.M)
+    end = re.search(r"^\*\*\* ?END OF (?:THIS|THE) PROJECT GUTENBERG EBOOK", text, re.M)
+    if start is None or end is None or end.start() < start.end():
+        raise AssetError(
+            f"{file} has no '*** START OF THIS PROJECT GUTENBERG EBOOK' line followed by an "
+            f"'*** END OF THIS PROJECT GUTENBERG EBOOK' line, so the novel cannot be cut out "
+            f"of it; delete the file and run `{SETUP_COMMAND}` to fetch the pinned copy again"
+        )
+    lines = text[start.end() : end.start()].splitlines(keepends=True)
+    if lines and lines[0].startswith("Produced by"):
+        lines = lines[1:]
+    if lines and re.match(r"End of (?:the )?Project Gutenberg", lines[-1], re.I):
+        lines = lines[:-1]
+    return "".join(lines)
 
 
 def mistral_model_path() -> Path:
