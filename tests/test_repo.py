@@ -227,3 +227,20 @@ def test_exercise_is_statement_stub_check_solution(path, i, cells):
     source_file = (path.parent / include[1]).resolve()
     assert source_file == Path(inspect.getsourcefile(shown)).resolve()
     assert include[2] == shown.__qualname__
+
+
+def test_pages_have_no_mathjax_formulas():
+    """The few formulas are written as text, so no page needs MathJax (a CDN) to read right."""
+    math = re.compile(r"(?<![\\$])\$[^$\s][^$\n]*\$|\$\$|\{math\}|```\{math\}")
+    pages = [
+        (
+            p,
+            "\n".join(
+                c.source for c in nbformat.read(p, as_version=4).cells if c.cell_type == "markdown"
+            ),
+        )
+        for p in NOTEBOOKS
+    ]
+    pages += [(p, p.read_text()) for p in sorted((ROOT / "book").glob("*.md"))]
+    found = {str(p.relative_to(ROOT)): math.findall(text) for p, text in pages}
+    assert {p: hits for p, hits in found.items() if hits} == {}
