@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import plotly
 import pytest
 
@@ -177,3 +178,15 @@ def test_unchanged_chapters_are_not_re_executed(build_log):
     result = build_book(timeout=600)
     assert result.returncode == 0
     assert "Executing notebook" not in result.stdout + result.stderr
+
+
+def test_executed_copies_hold_each_stream_once(build_log):
+    """The copies in _build/jupyter_execute do not repeat a stream's text (book/_ext explains)."""
+    for path in NOTEBOOKS:
+        executed = nbformat.read(ROOT / "_build" / "jupyter_execute" / "notebooks" / path.name, 4)
+        for i, cell in enumerate(executed.cells):
+            streams = [o for o in cell.get("outputs", []) if o.output_type == "stream"]
+            for k, later in enumerate(streams):
+                for earlier in streams[:k]:
+                    repeated = later.name == earlier.name and later.text.strip() in earlier.text
+                    assert not (later.text.strip() and repeated), (path.name, i, earlier.text)

@@ -1,14 +1,21 @@
-"""Sphinx extension for the tokcourse book: offline plotly figures.
+"""Sphinx extension for the tokcourse book: offline plotly figures, clean executed copies.
 
 1. Sets ``TOKCOURSE_BOOK_BUILD=1`` before any notebook runs. Kernels inherit the build's
    environment, so ``tokcourse.plotting.setup_notebook()`` switches plotly to plain HTML
    without an embedded or CDN copy of plotly.js.
 2. Copies the installed ``plotly.min.js`` into ``_static`` and loads it only on pages that
    contain a plotly figure, so the book shows interactive figures with no network.
+3. Keeps the executed copies under ``_build/jupyter_execute`` free of doubled output. With
+   ``nb_merge_streams`` (``_config.yml``), myst-nb 1.x merges a cell's stream outputs with
+   ``myst_nb.core.utils.coalesce_streams``, which appends the later streams' text *into the
+   first stream output object* and returns a new list; the page is rendered from that list,
+   but the notebook written to ``jupyter_execute`` still holds the old one: the first output,
+   now with all the text, followed by the later outputs again. We hand it a copy instead.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import shutil
 from pathlib import Path
@@ -42,8 +49,23 @@ def _copy_plotly_js(app, exception) -> None:
     shutil.copyfile(_plotly_js_source(), static / PLOTLY_JS)
 
 
+def _merge_streams_on_a_copy() -> None:
+    from myst_nb.core import render
+
+    merge = render.coalesce_streams
+    if getattr(merge, "tokcourse_copy", False):
+        return
+
+    def coalesce_streams_copy(outputs):
+        return merge(copy.deepcopy(outputs))
+
+    coalesce_streams_copy.tokcourse_copy = True
+    render.coalesce_streams = coalesce_streams_copy
+
+
 def setup(app):
     os.environ[BOOK_BUILD_ENV] = "1"
+    _merge_streams_on_a_copy()
     _plotly_js_source()  # fail early, with a clear message, if plotly is broken
     app.connect("html-page-context", _add_plotly_where_needed)
     app.connect("build-finished", _copy_plotly_js)
