@@ -28,6 +28,9 @@ assets, exercise checks, display helpers, benchmark results (its docstring lists
 Notebooks keep short imports: ``from tokcourse import check`` (also ``assets``, ``viz``,
 ``forest``, ``plotting``, ``benchmarks``) loads that module from :mod:`tokcourse.course` on
 first use; nothing of it is imported with the tokenizer.
+
+A chapter's exercises are one new file, ``tokcourse/course/checks/<topic>.py``, holding their
+cases, hints and an ``EXERCISES`` table; ``check`` discovers it (see that package's docstring).
 """
 
 import importlib
