@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	touch $(STAMP)
 
 setup: $(STAMP)
-	$(BIN)/python -m tokcourse.assets setup
+	$(BIN)/python -m tokcourse.course.assets setup
 
 book: setup
 	$(BUILD)

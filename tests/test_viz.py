@@ -1,4 +1,4 @@
-"""Tests for the token visualizer (tokcourse.viz)."""
+"""Tests for the token visualizer (tokcourse.course.viz)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 import pytest
 import tiktoken
 
-from tokcourse.viz import PALETTE, TokenView, show_tokens, token_spans, visible
+from tokcourse.course.viz import PALETTE, TokenView, show_tokens, token_spans, visible
 
 # "gpt2" needs the offline assets; r50k_base holds the same ranks and is always available.
 ENCODINGS = ("r50k_base", "cl100k_base", "o200k_base")
@@ -291,7 +291,7 @@ def test_course_tokenizer_matches_tiktoken():
     "char", ["\x00", "\x7f", "\x80", "\u07ff", "\u0800", "\uffff", "\U00010000", "\U0010ffff"]
 )
 def test_split_utf8_keeps_every_valid_character_whole(char):
-    from tokcourse.viz import _split_utf8
+    from tokcourse.course.viz import _split_utf8
 
     data = ("a" + char + "b").encode()
     assert _split_utf8(data) == ("a" + char + "b",)
@@ -306,7 +306,7 @@ def test_split_utf8_keeps_every_valid_character_whole(char):
     [b"\xc0\x80", b"\xed\xa0\x80", b"\xf5\x80\x80\x80", b"\x80", b"\xf4\x90\x80\x80", b"\xff"],
 )
 def test_split_utf8_never_decodes_invalid_sequences(data):
-    from tokcourse.viz import _split_utf8
+    from tokcourse.course.viz import _split_utf8
 
     assert _split_utf8(b"x" + data + b"y") == ("x", data, "y")
 

@@ -1,4 +1,4 @@
-"""Tests for the merge forest: tokcourse.viz.merge_tree_layout (data) and merge_forest (drawing)."""
+"""Tests for the merge forest: tokcourse.course.forest, merge_tree_layout (data), merge_forest."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokcourse import bpe
-from tokcourse.viz import ForestLayout, merge_forest, merge_tree_layout, token_label
+from tokcourse.course.forest import ForestLayout, merge_forest, merge_tree_layout, token_label
 
 matplotlib.use("Agg")
 

@@ -35,7 +35,7 @@ if "google.colab" in sys.modules:
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", package], check=True)"""
 
 SETUP_CELL = """\
-from tokcourse.plotting import setup_notebook
+from tokcourse.course.plotting import setup_notebook
 
 setup_notebook()"""
 

@@ -205,7 +205,10 @@ def ensure_env(version: str, interpreter: Path, *, log=None) -> PythonEnv:
                 env_stamp.write_text(env_key)
             else:  # same dependencies: reinstall only the course package
                 _pip_install_checkout(python, deps=False)
-            _run([str(python), "-m", "tokcourse.assets", "setup"], "tokcourse.assets setup")
+            _run(
+                [str(python), "-m", "tokcourse.course.assets", "setup"],
+                "tokcourse.course.assets setup",
+            )
             package_stamp.write_text(package_key)
         kernel_dir, kernel_name = _write_kernel_spec(directory, python, version)
     return PythonEnv(version, directory, python, kernel_dir, kernel_name)

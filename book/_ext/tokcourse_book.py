@@ -1,7 +1,7 @@
 """Sphinx extension for the tokcourse book: offline plotly figures, clean executed copies.
 
 1. Sets ``TOKCOURSE_BOOK_BUILD=1`` before any notebook runs. Kernels inherit the build's
-   environment, so ``tokcourse.plotting.setup_notebook()`` switches plotly to plain HTML
+   environment, so ``tokcourse.course.plotting.setup_notebook()`` switches plotly to plain HTML
    without an embedded or CDN copy of plotly.js.
 2. Copies the installed ``plotly.min.js`` into ``_static`` and loads it only on pages that
    contain a plotly figure, so the book shows interactive figures with no network.
@@ -20,7 +20,7 @@ import os
 import shutil
 from pathlib import Path
 
-from tokcourse.plotting import BOOK_BUILD_ENV
+from tokcourse.course.plotting import BOOK_BUILD_ENV
 
 PLOTLY_JS = "plotly.min.js"
 

@@ -6,14 +6,35 @@
 >>> tok.decode(tok.encode("hello world"))
 'hello world'
 
-Modules, in the order the chapters build them: ``bpe`` (pairs, merges, the naive trainer),
-``tokenizer`` (the base class) and ``model_file`` (its save/load format), ``basic`` and
-``regex`` (trainable tokenizers), ``patterns`` (GPT-2/GPT-4/GPT-4o split patterns),
-``special`` (special-token rules), ``pretrained`` (GPT-2, GPT-4, GPT-4o from tiktoken's
-ranks), ``utf8`` (UTF-8 by hand), ``fast_train``,
-``fast_encode`` and ``stream`` (the fast paths of chapter 13), ``assets`` (offline data),
-``viz`` and ``plotting`` (display), ``check`` and ``exercises`` (the exercise checks).
+The package has two floors. This folder holds the tokenizer, one idea per module, each short
+enough to read after the chapter that builds it (dependencies point down this list's reverse:
+a module imports only modules listed before it):
+
+* ``utf8``        UTF-8 by hand: encode, decode, byte kinds; surrogates fixed as tiktoken does
+* ``unicode_pin`` pins the Unicode version the ``regex`` module uses, so splits never drift
+* ``patterns``    the GPT-2 / GPT-4 / GPT-4o split patterns and ``split``
+* ``special``     special-token rules: find them, allow or refuse them
+* ``bpe``         pairs, merges, the naive trainer, encode/decode with a merges table (ch02-03)
+* ``model_file``  the ``.model`` file format (save/load), read as data
+* ``fast_encode`` ranked and heap BPE, the chunk cache: encoding fast (ch13)
+* ``stream``      encoding an iterable of text pieces, chunk by chunk (ch13)
+* ``tokenizer``   the base class: vocab, encode, decode, save/load
+* ``fast_train``  the incremental trainer: pair counts updated per merge (ch13)
+* ``basic``       the byte-level tokenizer; ``regex`` the one that splits first
+* ``pretrained``  GPT-2, GPT-4, GPT-4o from tiktoken's ranks; merge recovery
+
+:mod:`tokcourse.course` holds the course machinery a learner does not need to read: offline
+assets, exercise checks, display helpers, benchmark results (its docstring lists its modules).
+Notebooks keep short imports: ``from tokcourse import check`` (also ``assets``, ``viz``,
+``forest``, ``plotting``, ``benchmarks``) loads that module from :mod:`tokcourse.course` on
+first use; nothing of it is imported with the tokenizer.
+
+A chapter's exercises are one new file, ``tokcourse/course/checks/<topic>.py``, holding their
+cases, hints and an ``EXERCISES`` table; ``check`` discovers it (see that package's docstring).
 """
+
+import importlib
+from types import ModuleType
 
 from tokcourse.basic import BasicTokenizer
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
@@ -27,6 +48,16 @@ from tokcourse.regex import RegexTokenizer
 from tokcourse.tokenizer import Tokenizer
 
 __version__ = "0.1.0"
+
+#: Course modules reachable as ``tokcourse.<name>`` (imported on first use, see the docstring).
+_COURSE_MODULES = frozenset({"assets", "benchmarks", "check", "forest", "plotting", "viz"})
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name in _COURSE_MODULES:
+        return importlib.import_module(f"tokcourse.course.{name}")
+    raise AttributeError(f"module 'tokcourse' has no attribute {name!r}")
+
 
 __all__ = [
     "GPT2_SPLIT_PATTERN",

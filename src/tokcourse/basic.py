@@ -14,7 +14,8 @@ become different tokens); chapter 04 shows why real tokenizers split first.
 from __future__ import annotations
 
 from . import bpe
-from .tokenizer import Tokenizer, _fix_surrogates
+from .tokenizer import Tokenizer
+from .utf8 import _fix_surrogates
 
 __all__ = ["BasicTokenizer"]
 

@@ -30,19 +30,28 @@ import functools
 import heapq
 from collections.abc import Mapping, Sequence
 from itertools import chain
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import regex
 
 from .patterns import GPT4_SPLIT_PATTERN, compile_pattern, split
 from .unicode_pin import pin_unicode
 
-if TYPE_CHECKING:
-    from .tokenizer import Tokenizer
-
 __all__ = ["FastEncoder", "bpe_heap", "bpe_ranked", "encode_ordinary_cached", "merge_lowest"]
 
 _INF = float("inf")
+
+
+class _Trained(Protocol):
+    """What :meth:`FastEncoder.from_tokenizer` reads from a tokenizer (any ``Tokenizer`` has it).
+
+    A protocol rather than an import: ``tokenizer`` uses this module, so this module does not
+    import ``tokenizer`` (dependencies point one way).
+    """
+
+    merges: Mapping[tuple[int, int], int]
+    byte_shuffle: Sequence[int]
+    _compiled: regex.Pattern[str] | None
 
 
 def merge_lowest(ids: list[int], ranks: list[float], merges: Mapping[tuple[int, int], int]) -> bool:
@@ -240,7 +249,7 @@ class FastEncoder:
         self._new_cache()
 
     @classmethod
-    def from_tokenizer(cls, tokenizer: Tokenizer, cache_size: int = 1 << 16) -> FastEncoder:
+    def from_tokenizer(cls, tokenizer: _Trained, cache_size: int = 1 << 16) -> FastEncoder:
         """A fast encoder with ``tokenizer``'s merges, byte order and split pattern."""
         return cls(tokenizer.merges, tokenizer.byte_shuffle, tokenizer._compiled, cache_size)
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from . import bpe
 from .patterns import GPT4_SPLIT_PATTERN, compile_pattern, split
 from .special import split_specials
-from .tokenizer import _fix_surrogates
+from .utf8 import _fix_surrogates
 
 if TYPE_CHECKING:
     import regex

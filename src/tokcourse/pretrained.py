@@ -42,6 +42,7 @@ __all__ = [
     "GPT4oTokenizer",
     "PretrainedTokenizer",
     "bpe_parts",
+    "merge_pairs",
     "recover_merges",
 ]
 
@@ -69,18 +70,19 @@ def bpe_parts(token: bytes, ranks: Mapping[bytes, int], max_rank: int | None = N
     return parts
 
 
-def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> dict[tuple[int, int], int]:
-    """The merge pairs behind tiktoken's ranks: ``{(left id, right id): token id}``.
+def merge_pairs(mergeable_ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
+    """The merges behind tiktoken's ranks, as byte pairs in rank order (the order BPE learned them).
 
     The pair of a token is what BPE makes of its bytes just before the token itself may be
-    used: two parts, both ranked lower. Merges come out in rank order, the order BPE learned
-    them in. A token that BPE could never produce (more than two parts) is an error, since
-    our pair-based encoder could not produce it either.
+    used: two parts, both ranked lower. A token that BPE could never produce (more than two
+    parts) is an error, since a pair-based encoder could not produce it either. This is the one
+    merge-recovery algorithm of the package: :func:`recover_merges` turns its pairs into ids,
+    and the course rebuilds GPT-2's ``vocab.bpe`` from them.
 
-    >>> recover_merges({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
-    {(0, 1): 3, (3, 2): 4}
+    >>> merge_pairs({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
+    [(b'a', b'b'), (b'ab', b'c')]
     """
-    merges = {}
+    pairs = []
     for token, rank in sorted(mergeable_ranks.items(), key=lambda item: item[1]):
         if len(token) == 1:
             continue  # the 256 byte tokens are not merges
@@ -90,8 +92,20 @@ def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> dict[tuple[int, int]
                 f"token {token!r} (rank {rank}) cannot be built by merging two lower-ranked "
                 f"tokens (BPE stops at {parts}); these ranks are not a BPE merge list"
             )
-        merges[mergeable_ranks[parts[0]], mergeable_ranks[parts[1]]] = rank
-    return merges
+        pairs.append((parts[0], parts[1]))
+    return pairs
+
+
+def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> dict[tuple[int, int], int]:
+    """The merge pairs behind tiktoken's ranks, as ids: ``{(left id, right id): token id}``.
+
+    :func:`merge_pairs` with each byte string replaced by its rank, in the same (rank) order.
+
+    >>> recover_merges({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
+    {(0, 1): 3, (3, 2): 4}
+    """
+    ranks = mergeable_ranks
+    return {(ranks[a], ranks[b]): ranks[a + b] for a, b in merge_pairs(ranks)}
 
 
 @functools.cache

@@ -17,7 +17,8 @@ from collections.abc import Collection
 from . import bpe
 from .fast_train import count_chunks, train_fast
 from .patterns import GPT4_SPLIT_PATTERN, split
-from .tokenizer import Tokenizer, _fix_surrogates
+from .tokenizer import Tokenizer
+from .utf8 import _fix_surrogates
 
 __all__ = ["RegexTokenizer"]
 

@@ -57,7 +57,7 @@ import regex
 
 from .fast_encode import FastEncoder
 from .special import allowed_special_set, check_disallowed, disallowed_special_set, find_specials
-from .tokenizer import _fix_surrogates
+from .utf8 import _fix_surrogates
 
 __all__ = ["LOOKAHEAD", "encode_iterable"]
 

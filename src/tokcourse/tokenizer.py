@@ -23,12 +23,13 @@ from __future__ import annotations
 import operator
 import os
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence, Set
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import regex
 
 from . import special
 from .bpe import build_vocab, encode
+from .fast_encode import FastEncoder
 from .model_file import (
     FORMAT_VERSION,
     MAX_TOKEN_ID,
@@ -41,28 +42,12 @@ from .model_file import (
     write_atomic,
 )
 from .patterns import GPT4_SPLIT_PATTERN, KNOWN_PATTERNS, compile_pattern, compile_trusted, split
-
-if TYPE_CHECKING:
-    from .fast_encode import FastEncoder
+from .stream import encode_iterable
+from .utf8 import _fix_surrogates
 
 __all__ = ["FORMAT_VERSION", "MAX_TOKEN_ID", "Tokenizer", "encode_ordinary", "render_token"]
 
 _IDENTITY = tuple(range(256))
-
-
-def _fix_surrogates(text: str) -> str:
-    """Make ``text`` encodable as UTF-8 exactly the way tiktoken does.
-
-    A Python str may hold surrogate code points (U+D800..U+DFFF), which UTF-8 cannot encode.
-    tiktoken then round-trips the text through UTF-16: a high+low surrogate pair becomes the
-    character it stands for ("\\ud83d\\ude00" -> "😀"), a lone surrogate becomes U+FFFD "�".
-    We do the same, so our ids match tiktoken's.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
 
 
 def _token_id(value: object, where: str = "") -> int:
@@ -239,8 +224,6 @@ class Tokenizer:
         >>> tok.fast_encoder() is tok.fast_encoder()
         True
         """
-        from .fast_encode import FastEncoder
-
         key = (self.merges, len(self.merges), self.byte_shuffle, self._pattern)
         cached = getattr(self, "_fast", None)
         if cached is None or not (cached[0][0] is key[0] and cached[0][1:] == key[1:]):
@@ -318,8 +301,6 @@ class Tokenizer:
         >>> list(tok.encode_iterable(["h", "i"]))
         [104, 105]
         """
-        from .stream import encode_iterable
-
         return encode_iterable(
             self.fast_encoder(),
             pieces,

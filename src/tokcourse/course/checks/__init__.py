@@ -1,0 +1,27 @@
+"""The exercise checks, one module per chapter topic.
+
+=================== ========= ====================================================
+module              chapter   exercises
+=================== ========= ====================================================
+``utf8``            01        utf8_encode, byte_kind, utf8_decode
+``bpe_training``    02        get_stats, merge, train, build_vocab
+``encode_decode``   03        decode, encode, is_canonical
+``regex_specials``  04-06     split, encode_ordinary, encode_with_specials
+``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
+=================== ========= ====================================================
+
+Adding a chapter's exercises means adding one module here, nothing else. It holds the cases
+and hints of each exercise and a table::
+
+    EXERCISES: dict[str, Entry] = {
+        "merge": Entry("merge(ids, pair, idx) -> new ids", lambda: Exercise("merge", ...)),
+    }
+
+:mod:`tokcourse.course.check` discovers every module of this package whose name does not
+start with ``_`` (in name order), reads its ``EXERCISES`` and makes ``check.<name>`` for each;
+a name registered twice is an error. The notebook then calls ``f = check.<name>(f)`` and
+``check.show_solution("<name>")``; ``tests/test_exercises.py`` picks the new exercise up too
+and asks for buggy implementations of it in ``tests/exercise_bugs.py``. A topic module may
+import cases or helpers from an earlier topic (``fast`` reuses ``regex_specials``' cases),
+never from the check front door.
+"""

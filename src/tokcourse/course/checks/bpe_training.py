@@ -1,0 +1,381 @@
+"""Chapter 02: BPE training (get_stats, merge, train, build_vocab).
+
+Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
+``EXERCISES`` table that registers them with the check engine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from tokcourse import bpe
+from tokcourse.course.exercises import (
+    BYTES,
+    INT,
+    PAIR,
+    Case,
+    Entry,
+    Exercise,
+    dict_of,
+    list_of,
+)
+
+# --- get_stats ---------------------------------------------------------------------------------
+
+
+def _get_stats_cases() -> Iterator[Case]:
+    for ids in ([], [7], [7, 7], [7, 7, 7], [1, 2, 3, 1, 2], [1, 2, 1, 2, 1], [300, 5, 300, 5]):
+        yield Case((ids,))
+    rng = random.Random(1)
+    for _ in range(80):
+        n = rng.randrange(0, 30)
+        alphabet = rng.choice([3, 6, 600])
+        yield Case(([rng.randrange(alphabet) for _ in range(n)],))
+
+
+def _get_stats_hint_missing_pair(case: Case, expected: Any, got: Any) -> str | None:
+    (ids,) = case.args
+    if not isinstance(got, dict) or set(got) == set(expected):
+        return None  # every pair is there: the counts are wrong, not the walk
+    for end, kept in (("last", ids[:-1]), ("first", ids[1:])):
+        if len(ids) >= 2 and got == bpe.get_stats(kept):
+            a, b = (ids[-2], ids[-1]) if end == "last" else (ids[0], ids[1])
+            return (
+                f"the {end} pair ({a}, {b}) is missing: a list of n ids has n - 1 neighbouring "
+                "pairs, (ids[0], ids[1]) up to (ids[-2], ids[-1]); zip(ids, ids[1:]) walks them "
+                "all."
+            )
+    return None
+
+
+def _get_stats_hint_short(case: Case, expected: Any, got: Any) -> str | None:
+    if len(case.args[0]) < 2 and isinstance(got, BaseException):
+        return "a list with fewer than two ids has no pairs at all: return an empty dict."
+    return None
+
+
+def _get_stats_hint_counts(case: Case, expected: Any, got: Any) -> str | None:
+    if not (isinstance(got, dict) and set(got) == set(expected)):
+        return None
+    if all(n == 1 for n in got.values()):
+        return (
+            "every pair is counted once, however often it occurs (a set of pairs?): add 1 "
+            "each time a pair occurs, e.g. counts[pair] = counts.get(pair, 0) + 1."
+        )
+    return "the right pairs, wrong counts: add 1 each time a pair occurs (overlaps count too)."
+
+
+def _get_stats_hint_order(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, dict) and {tuple(sorted(p)) for p in expected} == set(got) != set(expected):
+        return (
+            "(a, b) and (b, a) are different pairs: keep each pair in the order the ids come, "
+            "(ids[i], ids[i + 1])."
+        )
+    return None
+
+
+# --- merge -------------------------------------------------------------------------------------
+
+
+def _merge_cases() -> Iterator[Case]:
+    yield from (
+        Case(([], (1, 2), 9)),
+        Case(([1], (1, 2), 9)),
+        Case(([1, 2], (1, 2), 9)),
+        Case(([2, 1], (1, 2), 9)),
+        Case(([3, 1], (1, 2), 9)),  # the last id starts the pair: no ids[i + 1] to compare
+        Case(([5, 5, 5], (5, 5), 6)),
+        Case(([5, 5, 5, 5], (5, 5), 6)),
+        Case(([1, 2, 3, 1, 2], (1, 2), 4)),
+        Case(([1, 2, 2, 1], (2, 1), 256)),
+    )
+    rng = random.Random(2)
+    for _ in range(100):
+        ids = [rng.randrange(3) for _ in range(rng.randrange(0, 25))]
+        yield Case((ids, (rng.randrange(3), rng.randrange(3)), 256 + rng.randrange(10)))
+
+
+def _merge_hint_bounds(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, IndexError):
+        return (
+            "at the last position there is no ids[i + 1]: test i + 1 < len(ids) before "
+            "comparing the pair."
+        )
+    return None
+
+
+def _merge_each_position(ids: list, pair: tuple, idx: int, *, step: int) -> list:
+    """What a merge that does not skip both halves makes (``step=1``: moves on by one)."""
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            out.append(idx)
+            i += step
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def _merge_hint_overlap(case: Case, expected: Any, got: Any) -> str | None:
+    ids, pair, idx = case.args
+    if pair[0] != pair[1] or not isinstance(got, list):
+        return None
+    if got == _merge_each_position(ids, pair, idx, step=1) or got.count(idx) > expected.count(idx):
+        return (
+            f"overlapping occurrences: in {ids} the pair {pair} overlaps itself, and only the "
+            "leftmost of two overlapping pairs can merge. After a merge, jump past both ids "
+            "(i += 2); otherwise move on by one."
+        )
+    return None
+
+
+def _merge_hint_step_one(case: Case, expected: Any, got: Any) -> str | None:
+    ids, pair, idx = case.args
+    if pair[0] != pair[1] and got == _merge_each_position(ids, pair, idx, step=1):
+        return (
+            "after a merge the pair's second id was copied too: a merged pair uses up both "
+            "ids, so jump past both (i += 2); only when nothing merges move on by one."
+        )
+    return None
+
+
+def _merge_hint_first_only(case: Case, expected: Any, got: Any) -> str | None:
+    ids, pair, idx = case.args
+    if isinstance(got, list) and 1 == got.count(idx) < expected.count(idx):
+        return (
+            "only the first occurrence was replaced: keep scanning to the end of the list "
+            "after a merge, every occurrence of the pair becomes the new id."
+        )
+    return None
+
+
+# --- train -------------------------------------------------------------------------------------
+
+
+def _train_cases() -> Iterator[Case]:
+    yield from (
+        Case(("aaabdaaabac", 259)),
+        Case(("aaabdaaabac", 256)),
+        Case(("ab", 257)),
+        Case(("abcd", 258)),  # every pair occurs once: the tie rule decides everything
+        Case(("dcba", 258)),
+        Case(("aaaa", 258)),
+        Case(("hello world, hello moon", 265)),
+        Case(("😀😀", 260)),
+    )
+    rng = random.Random(3)
+    produced = 0
+    while produced < 48:
+        # half ASCII, half with characters of two, three and four UTF-8 bytes
+        alphabet = "ab cd" if produced % 2 else "ab céд한👋"
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(2, 60)))
+        vocab_size = 256 + rng.randrange(1, 12)
+        try:
+            bpe.train(text, vocab_size)
+        except ValueError:  # not enough pairs for that many merges: not a fair question
+            continue
+        produced += 1
+        yield Case((text, vocab_size))
+
+
+def _as_items(merges: Any) -> list:
+    return list(dict(merges).items())
+
+
+def _train_hint_ids(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, list) and [p for p, _ in got] == [p for p, _ in expected]:
+        first = got[0][1] if got else None
+        return (
+            f"the right pairs with the wrong new ids (your first is {first}): ids 0-255 are the "
+            "bytes, so merge number i (counting from 0) mints 256 + i."
+        )
+    return None
+
+
+def _train_hint_code_points(case: Case, expected: Any, got: Any) -> str | None:
+    text, _ = case.args
+    if not isinstance(got, list) or text.isascii():
+        return None
+    minted = {i for _, i in got}
+    if any(x > 255 and x not in minted for pair, _ in got for x in pair):
+        return (
+            "a merge uses an id above 255 that no merge made, so training did not start from "
+            "bytes: begin with list(text.encode('utf-8')), not ord() of each character (a "
+            "code point can be far above 255 and would collide with the merge ids)."
+        )
+    return None
+
+
+def _train_hint_count(case: Case, expected: Any, got: Any) -> str | None:
+    text, vocab_size = case.args
+    if isinstance(got, list) and len(got) != len(expected) and got == expected[: len(got)]:
+        return (
+            f"{len(got)} merges instead of {len(expected)}: a vocabulary of {vocab_size} "
+            f"tokens is 256 bytes plus vocab_size - 256 = {vocab_size - 256} merges."
+        )
+    return None
+
+
+def _train_hint_ties(case: Case, expected: Any, got: Any) -> str | None:
+    if not isinstance(got, list):
+        return None
+    text, _ = case.args
+    ids = list(text.encode("utf-8"))
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (want, idx), theirs in zip(expected, got, strict=False):
+        stats = bpe.get_stats(ids)
+        their_pair = theirs[0] if isinstance(theirs, tuple) and len(theirs) == 2 else None
+        if their_pair != want:
+            if their_pair in stats and stats[their_pair] == stats[want]:
+                return (
+                    f"{their_pair} and {want} are equally frequent here ({stats[want]}x). "
+                    "The tie rule: take the pair whose bytes (vocab[a], vocab[b]) are "
+                    "lexicographically greatest, not whichever pair max() meets first."
+                )
+            return None
+        ids = bpe.merge(ids, want, idx)
+        vocab[idx] = vocab[want[0]] + vocab[want[1]]
+    return None
+
+
+# --- build_vocab -------------------------------------------------------------------------------
+
+
+@cache
+def _trained_merges() -> tuple[dict[tuple[int, int], int], ...]:
+    """A few real merge tables, trained on small texts (cached: checks run them many times)."""
+    texts = [
+        "aaabdaaabac",
+        "the cat sat on the mat. the end! the end?",
+        "hello hello hello world, héllo wörld 👋👋",
+        "abab cdcd abab cdcd ab cd",
+    ]
+    rng = random.Random(4)
+    texts += ["".join(rng.choice("ab c") for _ in range(80)) for _ in range(4)]
+    return tuple(bpe.train(t, 256 + min(20, len(t) // 3)) for t in texts)
+
+
+def _build_vocab_cases() -> Iterator[Case]:
+    yield Case(({},))
+    yield Case(({(97, 97): 256},))
+    yield Case(({(97, 97): 256, (256, 97): 257},))
+    yield Case(({(100, 100): 256, (97, 256): 257},))  # sorted by pair, (97, 256) comes first
+    for merges in _trained_merges():
+        yield Case((merges,))
+
+
+def _vocab_in_sorted_order(merges: dict) -> dict | BaseException:
+    """What visiting the merges sorted by pair makes (or the error it runs into)."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    try:
+        for (a, b), idx in sorted(merges.items()):
+            vocab[idx] = vocab[a] + vocab[b]
+    except KeyError as err:
+        return err
+    return vocab
+
+
+def _build_vocab_hint_order(case: Case, expected: Any, got: Any) -> str | None:
+    (merges,) = case.args
+    if list(merges) == sorted(merges):
+        return None  # sorting changes nothing here, so order cannot be the mistake
+    sorted_way = _vocab_in_sorted_order(merges)
+    if got == sorted_way or (isinstance(got, KeyError) and isinstance(sorted_way, KeyError)):
+        return (
+            "a merge can use a token made by an earlier merge, so visit the merges in the "
+            "order they were learned (the dict's own order), not sorted by pair."
+        )
+    return None
+
+
+def _build_vocab_hint_bytes(case: Case, expected: Any, got: Any) -> str | None:
+    if not isinstance(got, dict):
+        return None
+    if any(got.get(i) == bytes(i) != bytes([i]) for i in range(256)):
+        return (
+            "bytes(i) makes i zero bytes (bytes(3) == b'\\x00\\x00\\x00'); the one byte with "
+            "value i is bytes([i])."
+        )
+    if not set(range(256)) <= set(got):
+        return (
+            "the vocabulary holds the 256 single bytes ({i: bytes([i]) for i in range(256)}) "
+            "plus one token per merge."
+        )
+    return None
+
+
+def _build_vocab_hint_swapped(case: Case, expected: Any, got: Any) -> str | None:
+    (merges,) = case.args
+    for (a, b), idx in merges.items():
+        if isinstance(got, dict) and got.get(idx) not in (None, expected[idx]):
+            if got[idx] == expected[b] + expected[a]:
+                return (
+                    f"token {idx} is the merge ({a}, {b}): its bytes are vocab[{a}] + "
+                    f"vocab[{b}], left then right."
+                )
+            return None
+    return None
+
+
+#: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
+#: docstring of :mod:`tokcourse.course.checks`).
+EXERCISES: dict[str, Entry] = {
+    "get_stats": Entry(
+        "get_stats(ids) -> {pair: count}",
+        lambda: Exercise(
+            "get_stats",
+            bpe.get_stats,
+            _get_stats_cases,
+            normalize=dict,
+            returns=dict_of(PAIR, INT, "a dict {(a, b): count}"),
+            hints=(
+                _get_stats_hint_short,
+                _get_stats_hint_missing_pair,
+                _get_stats_hint_order,
+                _get_stats_hint_counts,
+            ),
+        ),
+    ),
+    "merge": Entry(
+        "merge(ids, pair, idx) -> new ids",
+        lambda: Exercise(
+            "merge",
+            bpe.merge,
+            _merge_cases,
+            normalize=list,
+            returns=list_of(INT),
+            hints=(
+                _merge_hint_bounds,
+                _merge_hint_overlap,
+                _merge_hint_step_one,
+                _merge_hint_first_only,
+            ),
+        ),
+    ),
+    "train": Entry(
+        "train(text, vocab_size) -> merges",
+        lambda: Exercise(
+            "train",
+            bpe.train,
+            _train_cases,
+            normalize=_as_items,
+            returns=dict_of(PAIR, INT, "a dict {(a, b): new_id}, in the order learned"),
+            hints=(_train_hint_code_points, _train_hint_count, _train_hint_ids, _train_hint_ties),
+        ),
+    ),
+    "build_vocab": Entry(
+        "build_vocab(merges) -> {id: bytes}",
+        lambda: Exercise(
+            "build_vocab",
+            bpe.build_vocab,
+            _build_vocab_cases,
+            normalize=dict,
+            returns=dict_of(INT, BYTES, "a dict {id: bytes}"),
+            hints=(_build_vocab_hint_bytes, _build_vocab_hint_order, _build_vocab_hint_swapped),
+        ),
+    ),
+}

@@ -1,0 +1,237 @@
+"""Chapter 03: decoding and encoding with merges (decode, encode, is_canonical).
+
+Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
+``EXERCISES`` table that registers them with the check engine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from tokcourse import bpe
+from tokcourse.course.checks.bpe_training import _trained_merges
+from tokcourse.course.exercises import (
+    BOOL,
+    INT,
+    STR,
+    Case,
+    Entry,
+    Exercise,
+    list_of,
+)
+
+# --- decode ------------------------------------------------------------------------------------
+
+
+def _decode_cases() -> Iterator[Case]:
+    plain = bpe.build_vocab({})
+    merged = bpe.build_vocab(_trained_merges()[2])
+    yield from (
+        Case(([], plain)),
+        Case(([104, 105], plain)),
+        Case(([226, 130, 172], plain)),  # "€"
+        Case(([226], plain)),  # the first byte of "€" alone is not valid UTF-8
+        Case(([128], plain)),  # a continuation byte with nothing before it
+        Case(([104, 255, 105], plain)),
+        Case(([256, 257], merged)),
+    )
+    rng = random.Random(5)
+    ids_pool = sorted(merged)
+    for _ in range(60):
+        yield Case(([rng.choice(ids_pool) for _ in range(rng.randrange(0, 12))], merged))
+
+
+def _decode_hint_joined(case: Case, expected: Any, got: Any) -> str | None:
+    ids, vocab = case.args
+    if not isinstance(got, str):
+        return None
+    pieces = [vocab[i] for i in ids]
+    if got == "".join(piece.decode("utf-8", errors="replace") for piece in pieces):
+        return (
+            "each token was decoded on its own, but one character's bytes can be spread over "
+            "several tokens: join all the bytes first (b''.join(...)), then decode once."
+        )
+    if got == b"".join(pieces).decode("utf-8", errors="ignore"):
+        return (
+            "invalid bytes vanished without a trace (errors='ignore'): use errors='replace', "
+            "so the reader sees '\ufffd' where the text was broken."
+        )
+    return None
+
+
+def _decode_hint_strict(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, UnicodeDecodeError):
+        return (
+            "ids can spell invalid UTF-8 (a model may emit half a character). Decode with "
+            "errors='replace', so such bytes become '\ufffd' instead of crashing."
+        )
+    return None
+
+
+# --- encode ------------------------------------------------------------------------------------
+
+_E_SPACE = {(101, 32): 256}  # "e "
+_AAA = {(97, 97): 256, (256, 97): 257}
+_MIN_NOT_MAX = {(97, 97): 256, (97, 98): 257}  # "aab": merge 256 first, not 257
+
+
+def _encode_cases() -> Iterator[Case]:
+    yield from (
+        Case(("", _AAA)),
+        Case(("a", _AAA)),
+        Case(("e ", _E_SPACE)),  # one merge leaves a single token: no pair to look at
+        Case(("aab", _MIN_NOT_MAX)),
+        Case(("abcabab", {(98, 99): 256, (97, 98): 257})),  # rank order, not frequency
+        Case(("aaab", _AAA)),
+        Case(("aaaab", _AAA)),
+        Case(("€", _AAA)),
+    )
+    rng = random.Random(6)
+    for merges in _trained_merges():
+        for _ in range(8):
+            text = "".join(rng.choice("ab cthe.!👋é") for _ in range(rng.randrange(0, 30)))
+            yield Case((text, merges))
+
+
+def _encode_hint_guard(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, ValueError) and "empty" in str(got):
+        return (
+            "min() got no pairs: when fewer than two tokens are left there is nothing to merge. "
+            "Test len(ids) >= 2 in the while condition, so it is checked after every merge."
+        )
+    return None
+
+
+def _encode_choosing(text: str, merges: dict, choose: Callable) -> list[int]:
+    """BPE that picks the next pair with ``choose(candidates, ids)``: for the wrong orders."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        candidates = [p for p in bpe.get_stats(ids) if p in merges]
+        if not candidates:
+            break
+        pair = choose(candidates, ids)
+        ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+def _encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
+    text, merges = case.args
+    if not isinstance(got, list) or got == expected:
+        return None
+    latest = _encode_choosing(text, merges, lambda c, ids: max(c, key=merges.get))
+    frequent = _encode_choosing(
+        text, merges, lambda c, ids: max(c, key=lambda p: bpe.get_stats(ids)[p])
+    )
+    if got in (latest, frequent):
+        which = "the latest-learned merge" if got == latest else "the most frequent pair"
+        if latest == frequent:
+            which = "the most frequent pair (here also the latest-learned merge)"
+        return (
+            f"you applied {which} first. Apply merges in the order they were learned: at "
+            "each step take the pair with the lowest merge id (min over "
+            "merges.get(pair, inf)), not the highest and not the most frequent."
+        )
+    return None
+
+
+def _encode_hint_no_stop(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, KeyError):
+        return (
+            "the pair with the lowest rank may have no rank at all (no pair of this text was "
+            "ever merged): stop when it is not in merges, instead of looking it up."
+        )
+    return None
+
+
+# --- is_canonical ------------------------------------------------------------------------------
+
+
+def _same_length_impostors(merges: dict, rng: random.Random, wanted: int) -> list[list[int]]:
+    """Non-canonical id sequences exactly as long as the canonical ones for their text."""
+    vocab = bpe.build_vocab(merges)
+    ids_pool = sorted(vocab)
+    found: list[list[int]] = []
+    for _ in range(3000):
+        ids = [rng.choice(ids_pool) for _ in range(rng.randrange(2, 6))]
+        canonical = bpe.encode(bpe.decode(ids, vocab), merges)
+        if len(canonical) == len(ids) and canonical != ids and ids not in found:
+            found.append(ids)
+            if len(found) == wanted:
+                break
+    return found
+
+
+def _is_canonical_cases() -> Iterator[Case]:
+    merges = {(97, 97): 256, (256, 97): 257, (98, 99): 258}
+    for ids in ([], [256], [97, 97], [257], [97, 256], [256, 97], [258], [98, 99], [226]):
+        yield Case((ids, merges))
+    # "aaaa" is [256, 256]; [97, 257] and [257, 97] spell it in as many tokens, yet differ
+    for ids in ([256, 256], [97, 257], [257, 97]):
+        yield Case((ids, merges))
+    rng = random.Random(10)
+    for trained in _trained_merges()[:4]:
+        vocab_ids = sorted(bpe.build_vocab(trained))
+        for _ in range(10):
+            text = "".join(rng.choice("ab cthe") for _ in range(rng.randrange(0, 12)))
+            yield Case((bpe.encode(text, trained), trained))  # canonical by construction
+            yield Case(([rng.choice(vocab_ids) for _ in range(rng.randrange(1, 6))], trained))
+        for ids in _same_length_impostors(trained, rng, 4):
+            yield Case((ids, trained))
+
+
+def _is_canonical_hint(case: Case, expected: Any, got: Any) -> str | None:
+    if not (got is True and expected is False):
+        return None
+    ids, merges = case.args
+    canonical = bpe.encode(bpe.decode(ids, bpe.build_vocab(merges)), merges)
+    if len(canonical) == len(ids):
+        return (
+            f"the same number of tokens is not enough: {ids} and {canonical} spell the same "
+            "text in as many tokens, and only the second is what encode makes. Compare the "
+            "ids themselves."
+        )
+    return (
+        "many id sequences spell the same text and encode makes only one of them, so "
+        "encode(decode(ids)) == ids does not always hold. Decode, encode again, compare."
+    )
+
+
+#: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
+#: docstring of :mod:`tokcourse.course.checks`).
+EXERCISES: dict[str, Entry] = {
+    "decode": Entry(
+        "decode(ids, vocab) -> str",
+        lambda: Exercise(
+            "decode",
+            bpe.decode,
+            _decode_cases,
+            normalize=str,
+            returns=STR,
+            hints=(_decode_hint_strict, _decode_hint_joined),
+        ),
+    ),
+    "encode": Entry(
+        "encode(text, merges) -> ids",
+        lambda: Exercise(
+            "encode",
+            bpe.encode,
+            _encode_cases,
+            normalize=list,
+            returns=list_of(INT),
+            hints=(_encode_hint_guard, _encode_hint_no_stop, _encode_hint_order),
+        ),
+    ),
+    "is_canonical": Entry(
+        "is_canonical(ids, merges) -> bool",
+        lambda: Exercise(
+            "is_canonical",
+            bpe.is_canonical,
+            _is_canonical_cases,
+            normalize=bool,
+            returns=BOOL,
+            hints=(_is_canonical_hint,),
+        ),
+    ),
+}

@@ -1,0 +1,336 @@
+"""Chapter 01: UTF-8 by hand (utf8_encode, byte_kind, utf8_decode).
+
+Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
+``EXERCISES`` table that registers them with the check engine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+from tokcourse import utf8
+from tokcourse.course.exercises import (
+    BYTES,
+    INT,
+    STR,
+    Case,
+    Entry,
+    Exercise,
+    Raised,
+    list_of,
+)
+
+# --- utf8_encode -------------------------------------------------------------------------------
+
+# The edges of the four forms, characters from the chapter, the last code point.
+_UTF8_EDGES = (0, 0x41, 0x7F, 0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0xD7FF, 0xE000, 0xFFFD, 0xFFFF)
+_UTF8_EDGES += (0x10000, 0x1F917, 0x10FFFF)
+# Not encodable: the surrogates' edges, and values outside Unicode. The answer is ValueError.
+_UTF8_REFUSED = (0xD800, 0xDBFF, 0xDC00, 0xDFFF, -1, 0x110000)
+
+
+def _random_scalar(rng: random.Random, first: int, last: int) -> int:
+    """A random code point in first..last that is not a surrogate."""
+    while True:
+        cp = rng.randint(first, last)
+        if not 0xD800 <= cp <= 0xDFFF:
+            return cp
+
+
+def _utf8_encode_cases() -> Iterator[Case]:
+    for cp in _UTF8_EDGES + _UTF8_REFUSED:
+        yield Case((cp,))
+    rng = random.Random(11)
+    for plane in range(17):  # every plane, the empty ones too: UTF-8 does not care
+        for _ in range(3):
+            yield Case((_random_scalar(rng, plane << 16, (plane << 16) + 0xFFFF),))
+    for first, last, _ in utf8.LAYOUT:
+        for _ in range(8):
+            yield Case((_random_scalar(rng, first, last),))
+
+
+def _utf8_encode_hint_refuse(case: Case, expected: Any, got: Any) -> str | None:
+    (cp,) = case.args
+    if expected != Raised("ValueError"):
+        return None
+    if isinstance(got, ValueError):  # a subclass, such as UnicodeEncodeError
+        return (
+            f"raise ValueError itself, not {type(got).__name__} (the check compares the "
+            "exception's type; and the point is to build the bytes without Python's codec)."
+        )
+    if 0xD800 <= cp <= 0xDFFF:
+        return (
+            f"{cp:#x} is a surrogate (U+D800..U+DFFF): a code point reserved for UTF-16's "
+            "pairs, never a character. UTF-8 must refuse it: raise ValueError, as "
+            "chr(cp).encode() does."
+        )
+    return (
+        f"{cp} is not a code point: Unicode runs from 0 to 0x10FFFF. Raise ValueError for "
+        "anything outside that range."
+    )
+
+
+def _utf8_encode_hint_four_bytes(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(expected, bytes) and len(expected) == 4 and not _is_4_bytes(got):
+        return (
+            f"U+{case.args[0]:04X} is above U+FFFF, so it needs the 4-byte form "
+            "11110xxx 10xxxxxx 10xxxxxx 10xxxxxx (21 payload bits): a 3-byte form only has 16."
+        )
+    return None
+
+
+def _is_4_bytes(value: Any) -> bool:
+    return isinstance(value, bytes) and len(value) == 4
+
+
+def _utf8_encode_hint_range(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(expected, bytes) and isinstance(got, ValueError) and "256" in str(got):
+        return (
+            "a byte holds 0..255, so some value you passed to bytes() was too big. Keep only "
+            "6 bits in each continuation byte (& 0b111111), and make sure the code point fits "
+            "the form you chose."
+        )
+    return None
+
+
+def _utf8_encode_hint_length(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(expected, bytes) and isinstance(got, bytes) and len(got) != len(expected):
+        return (
+            f"U+{case.args[0]:04X} needs {len(expected)} byte(s), you gave {len(got)}. The "
+            "forms end at 0x7F (1 byte), 0x7FF (2), 0xFFFF (3) and 0x10FFFF (4), all "
+            "inclusive: check <= against < at each boundary."
+        )
+    return None
+
+
+def _utf8_encode_hint_markers(case: Case, expected: Any, got: Any) -> str | None:
+    if not (isinstance(got, bytes) and isinstance(expected, bytes) and len(got) == len(expected)):
+        return None
+    if any(b >> 6 != 0b10 for b in got[1:]):
+        return (
+            "every byte after the first must look like 10xxxxxx: OR the 6 payload bits with "
+            "0b10000000 (the continuation marker)."
+        )
+    if got[0] >> (7 - len(got)) != expected[0] >> (7 - len(got)):
+        return (
+            "the first byte of an n-byte form starts with n ones and a zero: 110xxxxx, "
+            "1110xxxx or 11110xxx (a lone ASCII byte starts with 0)."
+        )
+    return None
+
+
+def _utf8_encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, bytes) and isinstance(expected, bytes) and len(got) == len(expected):
+        return (
+            "the markers are right but the payload bits are not in order. The first byte "
+            "carries the highest bits (code_point >> 6 * (n - 1)), each next byte the next "
+            "6, the last byte the lowest 6 (code_point & 0b111111)."
+        )
+    return None
+
+
+# --- byte_kind ---------------------------------------------------------------------------------
+
+
+def _byte_kind_cases() -> Iterator[Case]:
+    for b in range(256):
+        yield Case((b,))
+
+
+def _byte_kind_hint(case: Case, expected: Any, got: Any) -> str | None:
+    (b,) = case.args
+    if got not in ("ascii", "continuation", "lead", "invalid"):
+        return 'return one of the strings "ascii", "continuation", "lead" or "invalid".'
+    if expected == "invalid" and got == "lead":
+        return (
+            f"{b:#04x} = {b:08b} looks like a lead byte, but it never occurs in valid UTF-8: "
+            "0xC0 and 0xC1 could only start an overlong form of an ASCII character, 0xF5 and "
+            "up would start a code point beyond U+10FFFF (or fit no pattern at all). Call "
+            "those 13 bytes invalid."
+        )
+    if expected == "lead":
+        return (
+            f"{b:#04x} = {b:08b} starts a character. Only 0xC0, 0xC1 and 0xF5..0xFF are "
+            "invalid; 0xC2..0xF4 are lead bytes."
+        )
+    return (
+        f"{b:#04x} = {b:08b}: look at the top bits. 0xxxxxxx (b >> 7 == 0) is ASCII, "
+        "10xxxxxx (b >> 6 == 0b10) a continuation, 11xxxxxx leads a character (or is invalid)."
+    )
+
+
+# --- utf8_decode -------------------------------------------------------------------------------
+
+_UTF8_INVALID = (
+    b"\x80",  # a continuation byte with nothing before it
+    b"\xff",  # a byte that never occurs in UTF-8
+    b"\xc3",  # a lead byte, then the end
+    b"\xe2\x82",  # the first two bytes of "€"
+    b"\xf0\x9f\xa4",  # the first three bytes of "🤗"
+    b"\xe2\x82A",  # a lead byte followed by ASCII, not a continuation
+    b"A\xbfB",
+    b"\xc0\xaf",  # "/" in two bytes: overlong
+    b"\xe0\x80\xaf",  # "/" in three bytes: overlong
+    b"\xf0\x82\x82\xac",  # "€" in four bytes: overlong
+    b"\xed\xa0\x80",  # the surrogate U+D800
+    b"\xed\xbf\xbf",  # the surrogate U+DFFF
+    b"\xf4\x90\x80\x80",  # U+110000, one past the end of Unicode
+    b"\xf8\x88\x80\x80\x80",  # an old 5-byte form
+)
+
+
+def _utf8_decode_cases() -> Iterator[Case]:
+    yield Case((b"",))
+    for text in ("A", "hello", "é", "€", "🤗", "\x00", "\x7f\x80", "\u07ff\u0800", "\uffff"):
+        yield Case((text.encode(),))
+    yield Case(("\U00010000\U0010ffff".encode(),))
+    yield Case(("안녕하세요 👋 hello world 🤗".encode(),))
+    for data in _UTF8_INVALID:
+        yield Case((data,))
+    rng = random.Random(12)
+    for _ in range(30):  # valid text with characters of every length
+        first, last, _ = rng.choice(utf8.LAYOUT)
+        text = "".join(chr(_random_scalar(rng, first, last)) for _ in range(rng.randrange(1, 5)))
+        yield Case((text.encode(),))
+    for _ in range(20):  # the same, cut short or with one byte broken
+        data = bytearray(
+            "".join(chr(_random_scalar(rng, 0x80, 0x10FFFF)) for _ in range(3)).encode()
+        )
+        if rng.random() < 0.5:
+            del data[-rng.randrange(1, 3) :]
+        else:
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        yield Case((bytes(data),))
+
+
+def _utf8_decode_hint_error_type(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, ValueError) and type(got) is not ValueError:
+        return (
+            f"raise ValueError itself, not {type(got).__name__} (the check compares the "
+            "exception's type; and the point is to read the bits without Python's codec)."
+        )
+    return None
+
+
+def _lenient_utf8(data: bytes) -> list[int] | None:
+    """The code points a decoder that only reads the bit patterns would give, checking nothing.
+
+    ``None`` where even that is impossible (a continuation byte first, a cut-off sequence).
+    """
+    out, i = [], 0
+    while i < len(data):
+        lead = data[i]
+        n = 1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if lead < 0xF0 else 4
+        if 0x80 <= lead < 0xC0 or lead >= 0xF8 or i + n > len(data):
+            return None
+        cp = lead & (0x7F, 0x1F, 0x0F, 0x07)[n - 1]
+        for b in data[i + 1 : i + n]:
+            cp = (cp << 6) | (b & 0x3F)
+        out.append(cp)
+        i += n
+    return out
+
+
+def _utf8_decode_hint_accepted(case: Case, expected: Any, got: Any) -> str | None:
+    if not (expected == Raised("ValueError") and isinstance(got, list)):
+        return None
+    if got != _lenient_utf8(case.args[0]):
+        return None  # not a missing rule: the bits are wrong too (see the next hint)
+    why = ""
+    try:
+        utf8.utf8_decode(case.args[0])
+    except ValueError as err:
+        why = str(err)
+    rules = {
+        "overlong": "A character must use the shortest form that fits it: compare the decoded "
+        "value with the smallest code point of its length (0x80, 0x800, 0x10000).",
+        "surrogate": "U+D800..U+DFFF are surrogates, not characters: refuse them.",
+        "above": "Unicode ends at U+10FFFF: refuse anything larger.",
+        "truncated": "A lead byte promises more bytes: refuse data that ends before them.",
+        "should continue": "Every byte after a lead byte must look like 10xxxxxx: check it.",
+        "unexpected": "A character starts with an ASCII byte or a lead byte, never 10xxxxxx.",
+        "pattern": "Bytes 0xF8..0xFF fit none of the four patterns.",
+    }
+    rule = next((text for key, text in rules.items() if key in why), "")
+    return f"this is not valid UTF-8 ({why}); raise ValueError. {rule}"
+
+
+def _utf8_decode_hint_index(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, IndexError):
+        return (
+            "you read past the end of the data: a lead byte promises 1 to 3 continuation "
+            "bytes, so check they are there first (and raise ValueError if not)."
+        )
+    return None
+
+
+_LEAD_MASKS = {2: "110xxxxx: & 0b11111", 3: "1110xxxx: & 0b1111", 4: "11110xxx: & 0b111"}
+
+
+def _utf8_decode_hint_bits(case: Case, expected: Any, got: Any) -> str | None:
+    if not isinstance(got, list):
+        return None
+    data = case.args[0]
+    lengths = {2 if b < 0xE0 else 3 if b < 0xF0 else 4 for b in data if 0xC0 <= b < 0xF8}
+    wrong = ""
+    if isinstance(expected, list) and len(got) == len(expected):
+        for cp, theirs in zip(expected, got, strict=True):
+            if cp != theirs:
+                n = len(chr(cp).encode())
+                wrong = f"U+{cp:04X} is {n} bytes long, and you decoded it as {theirs:#x}. "
+                lengths = {n}
+                break
+    masks = "; ".join(_LEAD_MASKS[n] for n in sorted(lengths) if n in _LEAD_MASKS)
+    return (
+        f"wrong code points. {wrong}Keep only the x bits of the lead byte "
+        f"({masks or _LEAD_MASKS[2]}), then for each continuation byte shift left by 6 and add "
+        "its low 6 bits: cp = (cp << 6) | (b & 0b111111)."
+    )
+
+
+#: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
+#: docstring of :mod:`tokcourse.course.checks`).
+EXERCISES: dict[str, Entry] = {
+    "utf8_encode": Entry(
+        "utf8_encode(code_point) -> bytes",
+        lambda: Exercise(
+            "utf8_encode",
+            utf8.utf8_encode,
+            _utf8_encode_cases,
+            normalize=bytes,
+            returns=BYTES,
+            hints=(
+                _utf8_encode_hint_refuse,
+                _utf8_encode_hint_four_bytes,
+                _utf8_encode_hint_range,
+                _utf8_encode_hint_length,
+                _utf8_encode_hint_markers,
+                _utf8_encode_hint_order,
+            ),
+        ),
+    ),
+    "byte_kind": Entry(
+        'byte_kind(b) -> "ascii" | "continuation" | "lead" | "invalid"',
+        lambda: Exercise(
+            "byte_kind", utf8.byte_kind, _byte_kind_cases, returns=STR, hints=(_byte_kind_hint,)
+        ),
+    ),
+    "utf8_decode": Entry(
+        "utf8_decode(data) -> code points",
+        lambda: Exercise(
+            "utf8_decode",
+            utf8.utf8_decode,
+            _utf8_decode_cases,
+            normalize=list,
+            returns=list_of(INT),
+            hints=(
+                _utf8_decode_hint_error_type,
+                _utf8_decode_hint_accepted,
+                _utf8_decode_hint_index,
+                _utf8_decode_hint_bits,
+            ),
+        ),
+    ),
+}

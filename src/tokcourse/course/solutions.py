@@ -1,0 +1,88 @@
+"""Reference solutions as standalone code: the source of a package function with the imports and
+helpers it needs, for ``check.show_solution`` (Colab shows the book's dropdowns as plain text).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import textwrap
+import types
+from collections.abc import Callable
+
+# --- solutions -------------------------------------------------------------------------------
+
+
+def _module_of(fn: Callable) -> types.ModuleType:
+    return sys.modules[fn.__module__]
+
+
+def _dependencies(fn: Callable) -> tuple[list[str], list[Callable]]:
+    """Import lines and same-module helper functions that ``fn`` needs to run on its own."""
+    imports: list[str] = []
+    helpers: list[Callable] = []
+    seen: set[int] = set()
+
+    def visit(f: Callable) -> None:
+        if id(f) in seen:
+            return
+        seen.add(id(f))
+        module = _module_of(f)
+        used = {name: f.__globals__[name] for name in _global_names(f)}
+        for name, obj in used.items():
+            if isinstance(obj, types.ModuleType):
+                line = f"import {obj.__name__}" + (f" as {name}" if name != obj.__name__ else "")
+            elif getattr(obj, "__module__", None) == module.__name__ and inspect.isfunction(obj):
+                visit(obj)
+                if obj not in helpers:
+                    helpers.append(obj)
+                continue
+            elif hasattr(obj, "__module__") and hasattr(obj, "__qualname__"):
+                alias = f" as {name}" if name != obj.__qualname__ else ""
+                line = f"from {obj.__module__} import {obj.__qualname__}{alias}"
+            else:  # a constant such as a pattern string: import it from where f found it
+                line = f"from {module.__name__} import {name}"
+            if line not in imports:
+                imports.append(line)
+
+    visit(fn)
+    return imports, helpers
+
+
+def _global_names(fn: Callable) -> list[str]:
+    """Module-level names that ``fn``'s source reads, in order of first use.
+
+    Read off the syntax tree: ``inspect.getclosurevars`` would also report attribute names
+    (``text.encode`` looks like a use of a global ``encode``) and would miss names in default
+    values (``pattern=GPT4_SPLIT_PATTERN``), which are evaluated when the function is defined.
+    """
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    local = set(fn.__code__.co_varnames)
+    names: list[str] = []
+    for node in ast.walk(tree.body[0]):
+        if (
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and node.id not in local
+            and node.id in fn.__globals__
+            and node.id not in names
+        ):
+            names.append(node.id)
+    return names
+
+
+def solution_source(fn: Callable) -> str:
+    """Standalone source of a reference solution: imports, helpers it calls, then ``fn``.
+
+    >>> from tokcourse.bpe import merge
+    >>> print(solution_source(merge).splitlines()[0])
+    from __future__ import annotations
+    """
+    imports, helpers = _dependencies(fn)
+    parts = ["from __future__ import annotations"]
+    if imports:
+        parts.append("\n".join(sorted(imports)))
+    parts += [inspect.getsource(h).rstrip() for h in helpers]
+    parts.append(inspect.getsource(fn).rstrip())
+    return "\n\n\n".join(parts) + "\n"

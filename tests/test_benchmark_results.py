@@ -1,0 +1,72 @@
+"""benchmarks/results.json, RESULTS.md, and the reader chapter 13 uses (course.benchmarks)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tokcourse.course import benchmarks
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS_JSON = ROOT / "benchmarks" / "results.json"
+RESULTS_MD = ROOT / "benchmarks" / "RESULTS.md"
+
+
+def run_all():
+    spec = importlib.util.spec_from_file_location("run_all", ROOT / "benchmarks" / "run_all.py")
+    module = importlib.util.module_from_spec(spec)
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return module
+
+
+def section(markdown: str, heading: str) -> str:
+    """The text of the ``## heading...`` section, up to the next ``## ``."""
+    match = re.search(rf"^## {re.escape(heading)}.*?(?=^## |\Z)", markdown, re.M | re.S)
+    assert match, heading
+    return match[0]
+
+
+def test_the_committed_results_load():
+    results = benchmarks.load_results()
+    assert results is not None and results["schema"] == benchmarks.SCHEMA
+    assert benchmarks.default_path() == RESULTS_JSON
+
+
+def test_results_md_and_results_json_come_from_the_same_run():
+    results = json.loads(RESULTS_JSON.read_text(encoding="utf-8"))
+    rendered = run_all().render_markdown(results)
+    committed = RESULTS_MD.read_text(encoding="utf-8")
+    assert rendered.splitlines()[2] == committed.splitlines()[2]  # date and machine
+    for heading in ("Training", "Encoding"):  # what chapter 13 draws
+        assert section(rendered, heading) == section(committed, heading)
+
+
+def test_the_helpers_give_the_numbers_of_the_tables():
+    results = benchmarks.load_results()
+    times = {t.label: t for t in benchmarks.training_times(results)}
+    md = RESULTS_MD.read_text(encoding="utf-8")
+    fast = float(re.search(r"\| tokcourse fast .*? \| ([\d.]+) \|", md)[1])
+    assert times["tokcourse fast (train_fast)"].seconds == pytest.approx(fast, abs=5e-4)
+    assert times["naive train_on_chunks"].extrapolated
+    for speed in benchmarks.encoding_speeds(results):
+        row = re.search(rf"^\| {speed.text} \| [\d.]+ \| ([\d.]+) \| ([\d.]+)", md, re.M)
+        assert speed.tiktoken == pytest.approx(float(row[1]), abs=5e-3)
+        assert speed.fast_cold == pytest.approx(float(row[2]), abs=5e-3)
+
+
+def test_a_missing_file_is_none_and_another_schema_an_error(tmp_path):
+    assert benchmarks.load_results(tmp_path / "nothing.json") is None
+    other = tmp_path / "results.json"
+    other.write_text(json.dumps({"schema": benchmarks.SCHEMA + 1}))
+    with pytest.raises(ValueError, match="schema"):
+        benchmarks.load_results(other)
