@@ -30,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import NOTEBOOKS
-from tokcourse.course import assets, sources, store
+from tokcourse.course import assets, corpora, sources, store
 from tokcourse.course import download as _download
 from tokcourse.course.assets import AssetError
 
@@ -492,7 +492,7 @@ def test_botchan_text(cached):
 def test_botchan_text_without_gutenberg_markers_is_a_clear_error(tmp_path, monkeypatch, content):
     f = tmp_path / "botchan.txt"
     f.write_text(content)
-    monkeypatch.setattr(assets, "path", lambda name, fetch_missing=False: f)
+    monkeypatch.setattr(corpora, "path", lambda name, fetch_missing=False: f)
     with pytest.raises(AssetError, match=r"START OF THIS PROJECT GUTENBERG EBOOK.*setup"):
         assets.botchan_text()
 
