@@ -57,7 +57,7 @@ def test_the_helpers_give_the_numbers_of_the_tables():
     md = RESULTS_MD.read_text(encoding="utf-8")
     fast = float(re.search(r"\| tokcourse fast .*? \| ([\d.]+) \|", md)[1])
     assert times["tokcourse fast (train_fast)"].seconds == pytest.approx(fast, abs=5e-4)
-    assert times["naive train_on_chunks"].extrapolated
+    assert times["unique chunks (train_on_chunks)"].extrapolated
     for speed in benchmarks.encoding_speeds(results):
         row = re.search(rf"^\| {speed.text} \| [\d.]+ \| ([\d.]+) \| ([\d.]+)", md, re.M)
         assert speed.tiktoken == pytest.approx(float(row[1]), abs=5e-3)

@@ -67,15 +67,16 @@ class TrainingTime:
 
 
 def training_times(results: dict[str, Any]) -> list[TrainingTime]:
-    """Every training time of the run: the fast trainer, the naive one (measured points and the
-    extrapolation to the full vocabulary), Hugging Face ``tokenizers``, sentencepiece."""
+    """Every training time of the run: the fast trainer, the unique-chunks one (measured points
+    and the extrapolation to the full vocabulary), Hugging Face ``tokenizers``, sentencepiece."""
     train, size = results["train"], results["vocab_size"]
     times = [TrainingTime("tokcourse fast (train_fast)", size, train["fast_s"])]
     times += [
-        TrainingTime(f"naive train_on_chunks to {n}", n, seconds)
+        TrainingTime(f"unique chunks (train_on_chunks) to {n}", n, seconds)
         for n, seconds in train["naive_points"]
     ]
-    times.append(TrainingTime("naive train_on_chunks", size, train["naive_extrapolated_s"], True))
+    slow = train["naive_extrapolated_s"]
+    times.append(TrainingTime("unique chunks (train_on_chunks)", size, slow, True))
     if train.get("hf_s"):
         times.append(TrainingTime("HF tokenizers", train["hf_s"][1], train["hf_s"][0]))
     if train.get("sp_s"):
