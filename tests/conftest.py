@@ -14,6 +14,29 @@ if str(ROOT) not in sys.path:
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 
+def execute_notebook(nb, path: Path, monkeypatch, **kernel) -> None:
+    """Run every cell of ``nb`` as a student's Jupyter would, in ``path``'s folder; no errors.
+
+    ``kernel``: how to start the kernel (``kernel_name=...``, or ``km=`` a KernelManager).
+    """
+    from nbclient import NotebookClient
+
+    # Outside the book build: plotly keeps its normal renderer, as for a student in Jupyter.
+    monkeypatch.delenv("TOKCOURSE_BOOK_BUILD", raising=False)
+    client = NotebookClient(
+        nb, timeout=600, resources={"metadata": {"path": str(path.parent)}}, **kernel
+    )
+    client.execute()  # a failing cell raises CellExecutionError with its source and traceback
+    errors = [
+        out
+        for cell in nb.cells
+        if cell.cell_type == "code"
+        for out in cell.outputs
+        if out.output_type == "error"
+    ]
+    assert not errors
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT

@@ -20,10 +20,9 @@ import nbformat
 import pytest
 from jupyter_client import KernelManager
 from jupyter_client.kernelspec import KernelSpecManager
-from nbclient import NotebookClient
 
 from tests._ci import missing_tool
-from tests.conftest import NOTEBOOKS
+from tests.conftest import NOTEBOOKS, execute_notebook
 from tools import pythons
 
 pytestmark = pytest.mark.notebooks
@@ -66,22 +65,9 @@ def probe(nb) -> dict:
 def test_chapter_runs_as_committed(python_env, path, monkeypatch):
     nb = nbformat.read(path, as_version=4)
     nb.cells.append(nbformat.v4.new_code_cell(PROBE))
-    # Outside the book build: plotly keeps its normal renderer, as for a student.
-    monkeypatch.delenv("TOKCOURSE_BOOK_BUILD", raising=False)
     specs = KernelSpecManager(kernel_dirs=[str(python_env.kernel_dir)])
     km = KernelManager(kernel_name=python_env.kernel_name, kernel_spec_manager=specs)
-    client = NotebookClient(
-        nb, km=km, timeout=600, resources={"metadata": {"path": str(path.parent)}}
-    )
-    client.execute()  # a failing cell raises CellExecutionError with its source and traceback
-    errors = [
-        out
-        for cell in nb.cells
-        if cell.cell_type == "code"
-        for out in cell.outputs
-        if out.output_type == "error"
-    ]
-    assert not errors
+    execute_notebook(nb, path, monkeypatch, km=km)
 
     ran = probe(nb)
     assert ".".join(map(str, ran["version"][:2])) == VERSION, ran

@@ -16,9 +16,8 @@ import ast
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
-from tests.conftest import NOTEBOOKS
+from tests.conftest import NOTEBOOKS, execute_notebook
 from tokcourse import check
 from tokcourse.course.exercises import solution_source
 
@@ -39,20 +38,7 @@ def tagged(nb, tag):
 
 
 def execute(nb, path, monkeypatch):
-    # Outside the book build: plotly keeps its normal renderer, as for a student in Jupyter.
-    monkeypatch.delenv("TOKCOURSE_BOOK_BUILD", raising=False)
-    client = NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
-    )
-    client.execute()  # a failing cell raises CellExecutionError with its source and traceback
-    errors = [
-        out
-        for cell in nb.cells
-        if cell.cell_type == "code"
-        for out in cell.outputs
-        if out.output_type == "error"
-    ]
-    assert not errors
+    execute_notebook(nb, path, monkeypatch, kernel_name="python3")
 
 
 def output_text(cell) -> str:
