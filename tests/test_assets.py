@@ -1078,6 +1078,12 @@ def xdg_holding_a_file(tmp_path: Path) -> Path:
     return tmp_path
 
 
+# TOKCOURSE_CACHE_DIR names a file: what every command that needs the cache folder says
+ENV_DIR_IS_A_FILE = (
+    r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
+    r"TOKCOURSE_CACHE_DIR"
+)
+
 CACHE_ERRORS = [
     (
         "the default cache folder is a file: path",
@@ -1090,29 +1096,25 @@ CACHE_ERRORS = [
         "TOKCOURSE_CACHE_DIR is a file: cache_dir",
         lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
         lambda: assets.cache_dir(),
-        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
-        r"TOKCOURSE_CACHE_DIR",
+        ENV_DIR_IS_A_FILE,
     ),
     (
         "TOKCOURSE_CACHE_DIR is a file: path",
         lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
         lambda: assets.path("botchan"),
-        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
-        r"TOKCOURSE_CACHE_DIR",
+        ENV_DIR_IS_A_FILE,
     ),
     (
         "TOKCOURSE_CACHE_DIR is a file: fetch",
         lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
         lambda: assets.fetch(["botchan"], progress=False),
-        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
-        r"TOKCOURSE_CACHE_DIR",
+        ENV_DIR_IS_A_FILE,
     ),
     (
         "TOKCOURSE_CACHE_DIR is a file: botchan_text",
         lambda t: {"TOKCOURSE_CACHE_DIR": a_file(t)},
         lambda: assets.botchan_text(),
-        r"cache folder .*not-a-folder \(TOKCOURSE_CACHE_DIR\) is a file, not a folder\. Set "
-        r"TOKCOURSE_CACHE_DIR",
+        ENV_DIR_IS_A_FILE,
     ),
     (
         "a parent of TOKCOURSE_CACHE_DIR is a file: fetch",
