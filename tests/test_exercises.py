@@ -367,3 +367,19 @@ def test_a_naive_trainer_cannot_pass_the_incremental_exercise():
 
 def _by_id(bug_id):
     return next(b for b in BUGS if b.id == bug_id).fn
+
+
+def test_a_table_key_that_is_not_the_exercises_name_is_refused(monkeypatch):
+    # check.<key> is what students type; the report names the built exercise: they must agree
+    from tokcourse.course import check as front
+    from tokcourse.course.exercises import Entry
+
+    right = front._registry()["merge"]
+    wrong = Entry(right.call, lambda: dataclasses.replace(right.build(), name="merged"))
+    monkeypatch.setitem(front._registry(), "merge", wrong)
+    front.exercise.cache_clear()
+    try:
+        with pytest.raises(ValueError, match=r"EXERCISES\['merge'\] builds .*'merged'"):
+            check.exercise("merge")
+    finally:
+        front.exercise.cache_clear()

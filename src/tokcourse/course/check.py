@@ -95,7 +95,10 @@ def exercise(name: str) -> Exercise:
     registry = _registry()
     if name not in registry:
         raise ValueError(f"unknown exercise {name!r}; the exercises are {sorted(registry)}")
-    return registry[name].build()
+    built = registry[name].build()
+    if built.name != name:  # the table's key is how students call it; reports use built.name
+        raise ValueError(f"EXERCISES[{name!r}] builds an exercise called {built.name!r}")
+    return built
 
 
 def result(name: str) -> CheckResult:
