@@ -6,7 +6,9 @@ module              chapter   exercises
 ``utf8``            01        utf8_encode, byte_kind, utf8_decode
 ``bpe_training``    02        get_stats, merge, train, build_vocab
 ``encode_decode``   03        decode, encode, is_canonical
-``regex_specials``  04-06     split, encode_ordinary, encode_with_specials
+``pretokenize``     04        split
+``tiktoken_parity`` 05        encode_ordinary
+``special_tokens``  06        encode_with_specials
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================
 
@@ -22,6 +24,6 @@ start with ``_`` (in name order), reads its ``EXERCISES`` and makes ``check.<nam
 a name registered twice is an error. The notebook then calls ``f = check.<name>(f)`` and
 ``check.show_solution("<name>")``; ``tests/test_exercises.py`` picks the new exercise up too
 and asks for buggy implementations of it in ``tests/exercise_bugs.py``. A topic module may
-import cases or helpers from an earlier topic (``fast`` reuses ``regex_specials``' cases),
+import cases or helpers from an earlier topic (``fast`` reuses ``tiktoken_parity``' cases),
 never from the check front door.
 """

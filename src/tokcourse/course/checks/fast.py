@@ -17,7 +17,7 @@ from typing import Any
 from tokcourse import bpe, fast_encode, fast_train, patterns
 from tokcourse.course import exercises
 from tokcourse.course.checks.bpe_training import _trained_merges
-from tokcourse.course.checks.regex_specials import (
+from tokcourse.course.checks.tiktoken_parity import (
     _ACROSS,
     _cross_chunk_merges,
     _encode_ordinary_cases,
