@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 
+import numpy as np
 import regex
 
 from tokcourse import bpe, fast_encode, fast_train, special, tokenizer
@@ -346,33 +347,164 @@ def _specials_split(text, names):
     return [p for p in re.split(f"({alternation})", text) if p]
 
 
+def _utf8(piece):
+    return list(piece.encode())
+
+
+def _specials_encode(text, special_tokens, allowed, disallowed, encode_ordinary=_utf8):
+    """tiktoken's rules with the allowed and disallowed sets already resolved (bugs vary them)."""
+    for name in _specials_split(text, disallowed):
+        if name in disallowed:
+            raise ValueError(f"disallowed special token {name!r}")
+    ids = []
+    for piece in _specials_split(text, allowed & special_tokens.keys()):
+        ids += [special_tokens[piece]] if piece in allowed else encode_ordinary(piece)
+    return ids
+
+
+def _resolve(special_tokens, allowed_special, disallowed_special):
+    allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
+    if disallowed_special == "all":
+        return allowed, set(special_tokens) - allowed
+    return allowed, set(disallowed_special or ())
+
+
 @bug("encode_with_specials", "specials-accepted-by-default", "special text in input is accepted")
-def _(text, special_tokens, allowed_special=frozenset()):
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
     ids = []
     for piece in _specials_split(text, special_tokens):
-        ids += [special_tokens[piece]] if piece in special_tokens else list(piece.encode())
+        ids += [special_tokens[piece]] if piece in special_tokens else encode_ordinary(piece)
     return ids
 
 
 @bug("encode_with_specials", "specials-never-allowed", "ignores allowed_special altogether")
-def _(text, special_tokens, allowed_special=frozenset()):
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
     for name in special_tokens:
         if name in text:
             raise ValueError(f"special token {name!r} in text")
-    return list(text.encode())
+    return encode_ordinary(text)
 
 
 @bug("encode_with_specials", "specials-all-string", "treats allowed_special='all' as a set",
      hint="'all' is a string")  # fmt: skip
-def _(text, special_tokens, allowed_special=frozenset()):
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
     allowed = set(allowed_special)  # "all" becomes {"a", "l"}
-    for name in special_tokens:
-        if name in text and name not in allowed:
-            raise ValueError(f"special token {name!r} in text")
-    ids = []
-    for piece in _specials_split(text, allowed & special_tokens.keys()):
-        ids += [special_tokens[piece]] if piece in special_tokens else list(piece.encode())
-    return ids
+    if disallowed_special == "all":
+        disallowed = set(special_tokens) - allowed
+    else:
+        disallowed = set(disallowed_special)
+    return _specials_encode(text, special_tokens, allowed, disallowed, encode_ordinary)
+
+
+@bug("encode_with_specials", "specials-ignores-disallowed", "always refuses every special token "
+     "not allowed, whatever disallowed_special says", hint="replaces the default")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    allowed, _ = _resolve(special_tokens, allowed_special, "all")
+    return _specials_encode(text, special_tokens, allowed, set(special_tokens) - allowed,
+                            encode_ordinary)  # fmt: skip
+
+
+@bug("encode_with_specials", "specials-allowed-beats-disallowed", "takes the allowed tokens out "
+     "of an explicit disallowed_special (tiktoken checks every name in it)")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    allowed, disallowed = _resolve(special_tokens, allowed_special, disallowed_special)
+    return _specials_encode(text, special_tokens, allowed, disallowed - allowed, encode_ordinary)
+
+
+@bug("encode_with_specials", "specials-disallowed-only-specials", "ignores disallowed strings "
+     "that are not special tokens (any string may be disallowed)")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    allowed, disallowed = _resolve(special_tokens, allowed_special, disallowed_special)
+    return _specials_encode(text, special_tokens, allowed, disallowed & special_tokens.keys(),
+                            encode_ordinary)  # fmt: skip
+
+
+@bug("encode_with_specials", "specials-ignores-encode-ordinary", "encodes the ordinary pieces "
+     "as UTF-8 whatever encode_ordinary is", hint="through encode_ordinary")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    allowed, disallowed = _resolve(special_tokens, allowed_special, disallowed_special)
+    return _specials_encode(text, special_tokens, allowed, disallowed)
+
+
+# --- add_token_rows ----------------------------------------------------------------------------
+
+
+def _grow(table, rows):
+    return np.concatenate([table, np.asarray(rows, dtype=table.dtype)], axis=0)
+
+
+def _mean_rows(table, n_new):
+    return np.repeat(table.mean(axis=0, keepdims=True), n_new, axis=0)
+
+
+@bug("add_token_rows", "rows-resize-in-place", "ndarray.resize: grows the caller's arrays",
+     rule="pure", hint="changed its input (embedding)")  # fmt: skip
+def _(embedding, lm_head, n_new):
+    for table in (embedding, lm_head):
+        vocab, d = table.shape
+        mean = table.mean(axis=0)
+        table.resize((vocab + n_new, d), refcheck=False)  # in place: zeros at the end
+        table[vocab:] = mean
+    return embedding, lm_head
+
+
+@bug("add_token_rows", "rows-zero-init", "new rows are zeros", hint="are zeros")
+def _(embedding, lm_head, n_new):
+    return tuple(_grow(t, np.zeros((n_new, t.shape[1]))) for t in (embedding, lm_head))
+
+
+@bug("add_token_rows", "rows-random-init", "new rows are random normal values",
+     hint="must equal the mean")  # fmt: skip
+def _(embedding, lm_head, n_new):
+    rng = np.random.default_rng()
+    return tuple(_grow(t, rng.normal(size=(n_new, t.shape[1]))) for t in (embedding, lm_head))
+
+
+@bug("add_token_rows", "rows-global-mean", "the mean of every number (no axis), not of the rows",
+     hint="table.mean(axis=0)")  # fmt: skip
+def _(embedding, lm_head, n_new):
+    return tuple(_grow(t, np.full((n_new, t.shape[1]), t.mean())) for t in (embedding, lm_head))
+
+
+@bug("add_token_rows", "rows-one-mean-for-both", "the LM head's new rows copy the embedding's mean",
+     hint="the other table's mean")  # fmt: skip
+def _(embedding, lm_head, n_new):
+    mean = _mean_rows(embedding, n_new)
+    return _grow(embedding, mean), _grow(lm_head, mean)
+
+
+@bug("add_token_rows", "rows-as-columns", "adds columns (axis 1) instead of rows",
+     hint="one new *row* per new token")  # fmt: skip
+def _(embedding, lm_head, n_new):
+    return tuple(
+        np.concatenate([t, np.repeat(t.mean(axis=1, keepdims=True), n_new, axis=1)], axis=1)
+        for t in (embedding, lm_head)
+    )
+
+
+@bug("add_token_rows", "rows-float64", "builds the new tables with np.zeros: float64",
+     hint="must stay float32")  # fmt: skip
+def _(embedding, lm_head, n_new):
+    out = []
+    for t in (embedding, lm_head):
+        new = np.zeros((t.shape[0] + n_new, t.shape[1]))  # float64 whatever t is
+        new[: len(t)] = t
+        new[len(t) :] = t.mean(axis=0)
+        out.append(new)
+    return tuple(out)
+
+
+@bug("add_token_rows", "rows-returns-list", "returns [new_embedding, new_lm_head], a list",
+     rule="type", hint="as a tuple")  # fmt: skip
+def _(embedding, lm_head, n_new):
+    return [np.concatenate([t, _mean_rows(t, n_new)]) for t in (embedding, lm_head)]
 
 
 # --- is_canonical ------------------------------------------------------------------------------
@@ -693,8 +825,8 @@ def _(text, merges):
 
 @bug("encode_with_specials", "specials-deletes-disallowed", "removes tokens from special_tokens",
      rule="pure", hint="changed its input (special_tokens)")  # fmt: skip
-def _(text, special_tokens, allowed_special=frozenset()):
-    ids = special.encode_with_specials(text, special_tokens, allowed_special)
+def _(text, special_tokens, allowed_special=frozenset(), **kwargs):
+    ids = special.encode_with_specials(text, special_tokens, allowed_special, **kwargs)
     if allowed_special != "all":
         for name in list(special_tokens):
             if name not in allowed_special:

@@ -31,4 +31,8 @@ Display and results:
 * ``forest``         merge trees: layout and drawing
 * ``plotting``       plotly set-up for notebooks and the static book
 * ``benchmarks``     the measured numbers of ``benchmarks/`` (``results.json``) for chapter 13
+
+Models, in miniature:
+
+* ``surgery``        growing a model's embedding table and LM head for new tokens (chapter 06)
 """

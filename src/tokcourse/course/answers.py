@@ -27,10 +27,29 @@ def _short(value: Any, limit: int = 300) -> str:
         merged = {k: v for k, v in value.items() if not (isinstance(k, int) and 0 <= k < 256)}
         return f"vocab(256 single bytes + {_short(merged, limit - 30)})"
     try:
-        text = repr(value)
+        text = _array_repr(value)
     except Exception as exc:  # a student's object with a broken __repr__
         text = f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
     return text if len(text) <= limit else text[: limit - 15] + f"… ({len(text)} chars)"
+
+
+def _array_repr(value: Any) -> str:
+    """``repr``, with numpy arrays (alone or in a tuple or list) on one line, floats rounded.
+
+    >>> import numpy as np
+    >>> _array_repr((np.array([[0.1, 2.0]], np.float32), 3))
+    '(array([[0.1, 2.0]], float32), 3)'
+    """
+
+    def rounded(x: Any) -> Any:
+        return [rounded(y) for y in x] if isinstance(x, list) else round(x, 6)
+
+    if _is_array(value):
+        return f"array({rounded(value.tolist())!r}, {value.dtype})"
+    if isinstance(value, (tuple, list)) and any(_is_array(x) for x in value):
+        inner = ", ".join(_array_repr(x) for x in value)
+        return f"({inner})" if isinstance(value, tuple) else f"[{inner}]"
+    return repr(value)
 
 
 # --- what an answer must be: type rules --------------------------------------------------------
@@ -138,8 +157,8 @@ def dict_of(key: Returns, value: Returns, describe: str = "") -> Returns:
     return Returns(describe or f"a dict {{{key.describe}: {value.describe}}}", problem)
 
 
-def _type_advice(got: Any) -> str:
-    """What usually fixes an answer of this type."""
+def _type_advice(got: Any, rule: Returns | None = None) -> str:
+    """What usually fixes an answer of this type (``rule``: what the answer must be)."""
     if got is None:
         return " Did a path through your function end without `return`?"
     if isinstance(got, (types.GeneratorType, map, filter, zip, reversed, enumerate)):
@@ -147,6 +166,56 @@ def _type_advice(got: Any) -> str:
             " An iterator can be read only once and has no len(): collect the items in a "
             "list (list(...) or a list comprehension)."
         )
-    if isinstance(got, tuple):
+    if isinstance(got, tuple) and (rule is None or rule.describe.startswith("a list")):
         return " Build a list ([...] or list(...)), not a tuple."
     return ""
+
+
+def _is_array(value: Any) -> bool:
+    """A numpy array, recognised without importing numpy (the checks stay cheap to load)."""
+    return type(value).__module__ == "numpy" and type(value).__name__ == "ndarray"
+
+
+def _same(before: Any, after: Any) -> bool:
+    """Whether an argument is unchanged by a call; numpy arrays by dtype, shape and values.
+
+    >>> _same([1, 2], [1, 2]), _same([1, 2], [9])
+    (True, False)
+    """
+    try:
+        if _is_array(before) or _is_array(after):
+            return (
+                _is_array(before)
+                and _is_array(after)
+                and (before.dtype, before.shape) == (after.dtype, after.shape)
+                and bool((before == after).all())
+            )
+        return bool(before == after)
+    except Exception:  # a student's object whose == raises is not "unchanged"
+        return False
+
+
+ARRAY = Returns(
+    "a numpy array",
+    lambda value: None if _is_array(value) else _a(value),
+    advice="np.concatenate, np.vstack and np.repeat return arrays; np.asarray(x) converts.",
+)
+
+
+def tuple_of(*items: Returns, describe: str = "", advice: str = "") -> Returns:
+    """A tuple of exactly ``len(items)`` answers, item ``i`` fitting ``items[i]``.
+
+    >>> tuple_of(ARRAY, ARRAY).problem(([1.0], [2.0]))
+    'a tuple whose item 0 is a list [1.0]'
+    """
+
+    def problem(value: Any) -> str | None:
+        if not isinstance(value, tuple) or len(value) != len(items):
+            return _a(value)
+        for i, (x, rule) in enumerate(zip(value, items, strict=True)):
+            if rule.problem(x) is not None:
+                return f"a tuple whose item {i} is {_a(x)}"
+        return None
+
+    what = describe or f"a tuple of {len(items)}: ({', '.join(i.describe for i in items)})"
+    return Returns(what, problem, advice)

@@ -40,6 +40,7 @@ from tokcourse.course.answers import (
     STR,
     Returns,
     _a,
+    _same,
     _short,
     _type_advice,
     dict_of,
@@ -271,15 +272,11 @@ def _changed_arguments(exercise: Exercise, case: Case, call: _Call) -> str | Non
     """Which argument the call changed, as "ids: [1, 2] became [9]", or None."""
     names = exercise.arg_names()
     for i, (before, after) in enumerate(zip(case.args, call.args, strict=True)):
-        try:
-            same = before == after
-        except Exception:
-            same = False
-        if not same:
+        if not _same(before, after):
             name = names[i] if i < len(names) else f"argument {i + 1}"
             return f"{name}: {_short(before, 120)} became {_short(after, 120)}"
     for name, before in case.kwargs.items():
-        if before != call.kwargs.get(name):
+        if not _same(before, call.kwargs.get(name)):
             return f"{name}: {_short(before, 120)} became {_short(call.kwargs.get(name), 120)}"
     return None
 
@@ -305,7 +302,7 @@ def _judge(exercise: Exercise, case: Case, expected_raw: Any, call: _Call) -> _F
     problem = rule.problem(returned) if rule else None
     if rule and problem:
         hint = f"{name} must return {rule.describe}; yours returned {problem}."
-        advice = _type_advice(returned) or (f" {rule.advice}" if rule.advice else "")
+        advice = _type_advice(returned, rule) or (f" {rule.advice}" if rule.advice else "")
         hint += advice
         return _Failure(case, "wrong type", expected_raw, got, hint, call.printed)
     if exercise.pure:

@@ -8,7 +8,7 @@ module              chapter   exercises
 ``encode_decode``   03        decode, encode, is_canonical
 ``pretokenize``     04        split
 ``tiktoken_parity`` 05        encode_ordinary
-``special_tokens``  06        encode_with_specials
+``special_tokens``  06        encode_with_specials, add_token_rows
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================
 

@@ -1,4 +1,4 @@
-"""Special tokens (chapter 06): encode_with_specials.
+"""Special tokens (chapter 06): encode_with_specials, add_token_rows.
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -6,43 +6,81 @@ Cases (curated edge cases, then seeded random inputs) and hints for each exercis
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from tokcourse import special
+from tokcourse.course import surgery
+from tokcourse.course.answers import ARRAY, _array_repr, tuple_of
 from tokcourse.course.exercises import INT, Case, Entry, Exercise, Raised, list_of
 
 # --- encode_with_specials ----------------------------------------------------------------------
 
-_SPECIALS = {"<|endoftext|>": 300, "<|fim_prefix|>": 301}
+EOT, FIM = "<|endoftext|>", "<|fim_prefix|>"
+_SPECIALS = {EOT: 300, FIM: 301}
+
+#: The matrix the check runs, every text against every argument combination (as chapter 06
+#: draws it for GPT-4): ``allowed_special`` x ``disallowed_special`` ("all" is the default).
+MATRIX_TEXTS = (
+    "",
+    "hello",
+    "hi<|endoftext|>",
+    "<|endoftext|><|endoftext|>",
+    "a<|fim_prefix|>b<|endoftext|>",
+    "<|endoftext",  # not a special token: ordinary text under every setting
+    "é <|endoftext|>é",
+    "say hello",  # "hello" may be disallowed too: any string can be
+)
+MATRIX_ALLOWED = (frozenset(), frozenset({EOT}), frozenset({FIM}), "all")
+MATRIX_DISALLOWED = ("all", (), frozenset({EOT}), frozenset({FIM}), frozenset({"hello"}))
+
+
+class CodePoints:
+    """An ``encode_ordinary`` for the check: one id per code point (shows it is really used)."""
+
+    def __call__(self, piece: str) -> list[int]:
+        return [ord(c) for c in piece]
+
+    def __repr__(self) -> str:
+        return "code_points"
+
+    def __eq__(self, other: object) -> bool:  # the check's copy equals the original
+        return isinstance(other, CodePoints)
+
+    def __hash__(self) -> int:
+        return hash(CodePoints)
 
 
 def _encode_with_specials_cases() -> Iterator[Case]:
-    eot, fim = "<|endoftext|>", "<|fim_prefix|>"
-    for text, allowed in (
-        ("", frozenset()),
-        ("hello", frozenset()),
-        ("hi<|endoftext|>", frozenset()),  # user text that spells a special token: refuse
-        ("hi<|endoftext|>", frozenset({eot})),
-        ("hi<|endoftext|>", "all"),
-        ("<|endoftext|><|endoftext|>", "all"),
-        ("a<|fim_prefix|>b", frozenset({eot})),  # fim is not allowed: refuse
-        ("a<|fim_prefix|>b<|endoftext|>", frozenset({fim, eot})),
-        ("<|endoftext", frozenset()),  # not a special token: ordinary text
-        ("é<|endoftext|>é", "all"),
+    for text, allowed, disallowed in itertools.product(
+        MATRIX_TEXTS, MATRIX_ALLOWED, MATRIX_DISALLOWED
     ):
-        yield Case((text, dict(_SPECIALS), allowed))
+        kwargs = {} if disallowed == "all" else {"disallowed_special": disallowed}
+        yield Case((text, dict(_SPECIALS), allowed), kwargs)
+    for text in ("é<|endoftext|>é", "x<|fim_prefix|>"):
+        yield Case((text, dict(_SPECIALS), "all"), {"encode_ordinary": CodePoints()})
     rng = random.Random(9)
-    pieces = ["a", " b", "é", eot, fim, "<|", "|>", "endoftext"]
-    allowed_choices = [frozenset(), frozenset({eot}), frozenset({fim}), "all"]
+    pieces = ["a", " b", "é", EOT, FIM, "<|", "|>", "endoftext"]
+    allowed_choices = [*MATRIX_ALLOWED, [EOT]]
     for _ in range(40):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 6)))
-        yield Case((text, dict(_SPECIALS), rng.choice(allowed_choices)))
+        disallowed = rng.choice(MATRIX_DISALLOWED)
+        kwargs = {} if disallowed == "all" else {"disallowed_special": disallowed}
+        yield Case((text, dict(_SPECIALS), rng.choice(allowed_choices)), kwargs)
 
 
 def _specials_hint_default(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(expected, Raised) and isinstance(got, list):
+        if "disallowed_special" in case.kwargs:
+            return (
+                f"disallowed_special={case.kwargs['disallowed_special']!r}: each string it "
+                "names must make encode raise ValueError when the text contains it, special "
+                "token or not, allowed or not (tiktoken checks the raw text first)."
+            )
         return (
             "this text contains a special token that is not allowed. It must raise ValueError "
             "(naming the token), never turn into the special id: otherwise any user can end "
@@ -54,6 +92,12 @@ def _specials_hint_default(case: Case, expected: Any, got: Any) -> str | None:
 def _specials_hint_refused_allowed(case: Case, expected: Any, got: Any) -> str | None:
     text, _, allowed = case.args
     if isinstance(got, ValueError) and isinstance(expected, list):
+        if "disallowed_special" in case.kwargs:
+            return (
+                f"disallowed_special={case.kwargs['disallowed_special']!r} replaces the default "
+                '"all": only the strings it names make encode raise; any other special text is '
+                "ordinary text unless it is allowed."
+            )
         which = "every special token" if allowed == "all" else f"the tokens in {set(allowed)}"
         return (
             f"allowed_special={allowed!r} allows {which}: encode such a token as its id "
@@ -62,12 +106,108 @@ def _specials_hint_refused_allowed(case: Case, expected: Any, got: Any) -> str |
     return None
 
 
+def _specials_hint_ordinary(case: Case, expected: Any, got: Any) -> str | None:
+    if "encode_ordinary" in case.kwargs and isinstance(got, list):
+        return (
+            "the text between special tokens must go through encode_ordinary (here it gives "
+            "one id per code point), not straight to UTF-8 bytes."
+        )
+    return None
+
+
 def _specials_hint_allowed(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(got, list) and isinstance(expected, list):
         return (
             'an allowed special token (or any, with allowed_special="all") becomes its own id; '
-            "the text around it is encoded as UTF-8 bytes."
+            "special text that is neither allowed nor disallowed is encoded as ordinary text."
         )
+    return None
+
+
+# --- add_token_rows ----------------------------------------------------------------------------
+
+
+class Tables:
+    """An answer of ``add_token_rows`` in compared form: dtypes, shapes, values to rounding.
+
+    Two ways of taking a mean (``mean(axis=0)``, ``sum / n``) differ in the last bits of a
+    float, so values are compared with ``np.allclose``; dtypes and shapes exactly.
+    """
+
+    def __init__(self, answer: tuple) -> None:
+        self.arrays = tuple(answer)
+        if not all(isinstance(a, np.ndarray) for a in self.arrays):
+            raise TypeError("not arrays")  # normalize keeps the raw answer then
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Tables) or len(self.arrays) != len(other.arrays):
+            return False
+        return all(
+            a.dtype == b.dtype and a.shape == b.shape and np.allclose(a, b, rtol=1e-5, atol=1e-6)
+            for a, b in zip(self.arrays, other.arrays, strict=True)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return _array_repr(self.arrays)
+
+
+def _tables(rng: np.random.Generator, vocab: int, d: int, dtype: type) -> tuple:
+    # means well away from 0, and different for the two tables: zero init and swapped
+    # tables both show
+    emb = rng.normal(0.5, 1.0, (vocab, d)).round(2).astype(dtype)
+    head = rng.normal(-1.0, 1.0, (vocab, d)).round(2).astype(dtype)
+    return emb, head
+
+
+def _add_token_rows_cases() -> Iterator[Case]:
+    rng = np.random.default_rng(6)
+    for vocab, d, n_new, dtype in [
+        (2, 2, 1, np.float64),
+        (1, 3, 2, np.float64),  # one row: the mean is that row
+        (3, 2, 0, np.float64),  # nothing to add: equal copies
+        (4, 3, 2, np.float32),  # the dtype must stay float32
+        (3, 3, 3, np.float64),  # square: a wrong axis does not fail on shapes alone
+    ]:
+        yield Case((*_tables(rng, vocab, d, dtype), n_new))
+    for _ in range(20):
+        vocab, d, n_new = int(rng.integers(1, 7)), int(rng.integers(1, 6)), int(rng.integers(0, 4))
+        dtype = np.float32 if rng.random() < 0.5 else np.float64
+        yield Case((*_tables(rng, vocab, d, dtype), n_new))
+
+
+def _rows_hint(case: Case, expected: Any, got: Any) -> str | None:
+    if not (isinstance(expected, Tables) and isinstance(got, Tables)):
+        return None
+    emb, head, n_new = case.args
+    inputs = (emb, head)
+    for name, old, want, mine in zip(("embedding", "lm_head"), inputs, expected.arrays,
+                                     got.arrays, strict=True):  # fmt: skip
+        if mine.shape != want.shape:
+            return (
+                f"new {name} has shape {mine.shape}, expected {want.shape}: one new *row* per "
+                "new token (axis 0), the width d_model stays the same."
+            )
+        if mine.dtype != want.dtype:
+            return (
+                f"new {name} has dtype {mine.dtype}, the input {old.dtype}: a float32 model "
+                "must stay float32 (np.zeros(...) defaults to float64; pass dtype=, or .astype)."
+            )
+        if not np.allclose(mine[: len(old)], old):
+            return f"the old rows of {name} changed: keep rows 0..{len(old) - 1} as they are."
+    for name, old, mine in zip(("embedding", "lm_head"), inputs, got.arrays, strict=True):
+        new_rows = mine[len(old) :]
+        if new_rows.size and np.allclose(new_rows, 0):
+            return (
+                f"the new rows of {name} are zeros: start them at the mean of the existing "
+                "rows, table.mean(axis=0), so a new token looks like an average one."
+            )
+        if new_rows.size and not np.allclose(new_rows, old.mean(axis=0)):
+            return (
+                f"the new rows of {name} must equal the mean of {name}'s own existing rows "
+                "(table.mean(axis=0)): not random values, not the other table's mean."
+            )
     return None
 
 
@@ -75,14 +215,37 @@ def _specials_hint_allowed(case: Case, expected: Any, got: Any) -> str | None:
 #: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
     "encode_with_specials": Entry(
-        "encode_with_specials(text, special_tokens, allowed_special) -> ids",
+        "encode_with_specials(text, special_tokens, allowed_special, encode_ordinary, "
+        "disallowed_special) -> ids",
         lambda: Exercise(
             "encode_with_specials",
             special.encode_with_specials,
             _encode_with_specials_cases,
             normalize=list,
             returns=list_of(INT),
-            hints=(_specials_hint_default, _specials_hint_refused_allowed, _specials_hint_allowed),
+            hints=(
+                _specials_hint_default,
+                _specials_hint_refused_allowed,
+                _specials_hint_ordinary,
+                _specials_hint_allowed,
+            ),
+        ),
+    ),
+    "add_token_rows": Entry(
+        "add_token_rows(embedding, lm_head, n_new) -> (new_embedding, new_lm_head)",
+        lambda: Exercise(
+            "add_token_rows",
+            surgery.add_token_rows,
+            _add_token_rows_cases,
+            normalize=Tables,
+            returns=tuple_of(
+                ARRAY,
+                ARRAY,
+                describe="a tuple (new_embedding, new_lm_head) of numpy arrays",
+                advice="Return both as a tuple, return new_embedding, new_lm_head; each one a "
+                "numpy array (np.concatenate returns one).",
+            ),
+            hints=(_rows_hint,),
         ),
     ),
 }
