@@ -257,3 +257,42 @@ def test_register_adds_and_checks() -> None:
     tok.register_special_tokens({"<|endoftext|>": 1000})  # same again: fine
     assert tok.encode("<|im start|>", allowed_special="all") == [1001]
     assert tok.decode([1001, 104, 1000]) == "<|im start|>h<|endoftext|>"
+
+
+def test_the_encode_with_specials_check_accepts_another_correct_way() -> None:
+    """A scan with str.find instead of a regex passes the check (the matrix and the rest)."""
+    from tokcourse import check
+    from tokcourse.course.exercises import run_check
+
+    def encode_with_specials(
+        text,
+        special_tokens,
+        allowed_special=frozenset(),
+        encode_ordinary=lambda piece: list(piece.encode("utf-8")),
+        disallowed_special="all",
+    ):
+        allowed = set(special_tokens) if allowed_special == "all" else set(allowed_special)
+        if disallowed_special == "all":
+            disallowed = set(special_tokens) - allowed
+        else:
+            disallowed = set(disallowed_special)
+        for name in disallowed:
+            if name in text:
+                raise ValueError(f"disallowed: {name!r}")
+        allowed &= set(special_tokens)
+        ids, start = [], 0
+        while True:
+            found = [(text.find(n, start), -len(n), n) for n in allowed if n in text[start:]]
+            if not found:
+                break
+            at, _, name = min(found)
+            if at > start:
+                ids += encode_ordinary(text[start:at])
+            ids.append(special_tokens[name])
+            start = at + len(name)
+        if start < len(text):
+            ids += encode_ordinary(text[start:])
+        return ids
+
+    result = run_check(check.exercise("encode_with_specials"), encode_with_specials, quiet=True)
+    assert result.passed, result.message
