@@ -1,0 +1,55 @@
+"""Chapter 05's reference functions: recover_merge, encode_with_ranks, byte_rank."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokcourse.course.gpt2_files import byte_rank, bytes_to_unicode
+from tokcourse.patterns import SPLIT_PATTERNS
+from tokcourse.pretrained import encode_with_ranks, merge_pairs, recover_merge
+
+from ._parity import ENCODINGS, FRAGMENTS, tiktoken_encoding
+
+TINY = {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4, b"abc": 5}
+
+
+def test_recover_merge_follows_the_ranks_not_any_split():
+    assert recover_merge(b"abc", TINY) == (b"a", b"bc")  # ab + c are tokens too
+    assert recover_merge(b"ab", TINY) == (b"a", b"b")
+    assert merge_pairs(TINY) == [(b"b", b"c"), (b"a", b"b"), (b"a", b"bc")]
+
+
+@pytest.mark.parametrize(
+    ("token", "ranks", "message"),
+    [
+        (b"a", TINY, "single byte"),
+        (b"zz", TINY, "not a token"),
+        (b"abc", {b"a": 0, b"b": 1, b"c": 2, b"abc": 3}, "cannot be built"),
+    ],
+)
+def test_recover_merge_refuses_what_is_not_a_merge(token, ranks, message):
+    with pytest.raises(ValueError, match=message):
+        recover_merge(token, ranks)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_recover_merge_on_real_tokens_gives_lower_ranked_halves(name):
+    ranks = tiktoken_encoding(name)._mergeable_ranks
+    for token, rank in list(ranks.items())[256:5000:37]:
+        left, right = recover_merge(token, ranks)
+        assert left + right == token and max(ranks[left], ranks[right]) < rank
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_byte_rank_is_tiktokens_order_of_the_single_bytes(name):
+    ranks = tiktoken_encoding(name)._mergeable_ranks
+    assert [byte_rank(b) for b in range(256)] == [ranks[bytes([b])] for b in range(256)]
+    assert list(bytes_to_unicode()) == sorted(range(256), key=byte_rank)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_encode_with_ranks_is_tiktokens_encode_ordinary(name):
+    enc = tiktoken_encoding(name)
+    text = "".join(FRAGMENTS) + " DON'T 12345 \r\n\n  x  \t HTTPServer naïve 日本語 "
+    got = encode_with_ranks(text, enc._mergeable_ranks, SPLIT_PATTERNS[name])
+    assert got == enc.encode_ordinary(text)
