@@ -412,7 +412,12 @@ def _(token, ranks):
     return (parts[0], b"".join(parts[1:])) if len(parts) > 2 else tuple(parts)
 
 
-@bug("recover_merge", "recover-no-rank-limit", "replays BPE with every token, the token's own too")
+@bug(
+    "recover_merge",
+    "recover-no-rank-limit",
+    "replays BPE with every token, the token's own too",
+    hint="the token itself",
+)
 def _(token, ranks):
     parts = _bpe_parts(token, ranks, math.inf)
     return (parts[0], b"".join(parts[1:])) if len(parts) != 1 else (token, b"")
@@ -462,12 +467,22 @@ def _(text, ranks):
     ]
 
 
-@bug("encode_with_ranks", "ranks-highest-first", "merges the highest-ranked pair first")
+@bug(
+    "encode_with_ranks",
+    "ranks-highest-first",
+    "merges the highest-ranked pair first",
+    hint="highest-ranked pair first",
+)
 def _(text, ranks):
     return _ranks_ids(split(text), ranks, choose=max)
 
 
-@bug("encode_with_ranks", "ranks-longest-match", "greedy longest token from the left")
+@bug(
+    "encode_with_ranks",
+    "ranks-longest-match",
+    "greedy longest token from the left",
+    hint="longest token from the left is not BPE",
+)
 def _(text, ranks):
     ids = []
     for chunk in split(text):

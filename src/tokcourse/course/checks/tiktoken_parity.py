@@ -203,6 +203,11 @@ def _recover_merge_hint(case: Case, expected: Any, got: Any) -> str | None:
     if not (isinstance(got, tuple) and len(got) == 2 and isinstance(expected, tuple)):
         return None
     left, right = got
+    if token in (left, right):
+        return (
+            "one of your parts is the token itself: BPE with every token of the table goes all "
+            "the way to the token. Use only the tokens ranked below ranks[token]."
+        )
     if isinstance(left, bytes) and isinstance(right, bytes) and left + right != token:
         return f"the two parts must spell the token: {left!r} + {right!r} is not {token!r}."
     if left in ranks and right in ranks:
@@ -233,9 +238,8 @@ def _corpus_pieces() -> list[str]:
     code = corpora.python_code(max_bytes=4000)
     pieces += [code[:700], code[2000:2700]]
     parallel = corpora.parallel_text()
-    for lang in ("de", "ru", "ja", "ko", "hi", "ar"):
-        if lang in parallel:
-            pieces.append("\n".join(parallel[lang][:6]))
+    for lang in ("ru", "el", "hi", "ja", "zh_CN", "ko"):
+        pieces.append("\n".join(parallel[lang][:6]))
     return pieces
 
 
@@ -261,6 +265,37 @@ def _encode_with_ranks_cases() -> Iterator[Case]:
         yield Case((text, cl100k))
 
 
+def _bpe_by(text: str, ranks: Mapping[bytes, int], choose: Any) -> list[int]:
+    """BPE on each GPT-4 chunk that merges the pair ``choose`` picks (``max``: a wrong order)."""
+    ids = []
+    for chunk in patterns.split(text):
+        parts = [bytes([b]) for b in chunk.encode()]
+        while True:
+            found = [
+                (ranks[parts[i] + parts[i + 1]], i)
+                for i in range(len(parts) - 1)
+                if parts[i] + parts[i + 1] in ranks
+            ]
+            if not found:
+                break
+            _, i = choose(found)
+            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        ids += [ranks[p] for p in parts]
+    return ids
+
+
+def _longest_match(text: str, ranks: Mapping[bytes, int]) -> list[int]:
+    """Greedy longest-prefix tokenization of each GPT-4 chunk (not BPE)."""
+    ids = []
+    for chunk in patterns.split(text):
+        data = chunk.encode()
+        while data:
+            n = max(i for i in range(1, min(len(data), 128) + 1) if data[:i] in ranks)
+            ids.append(ranks[data[:n]])
+            data = data[n:]
+    return ids
+
+
 def _encode_with_ranks_hint(case: Case, expected: Any, got: Any) -> str | None:
     text, ranks = case.args
     if not isinstance(got, list):
@@ -279,6 +314,16 @@ def _encode_with_ranks_hint(case: Case, expected: Any, got: Any) -> str | None:
         return (
             "merges were applied across chunk boundaries. Split the text with the pattern "
             "first, run BPE on each chunk on its own, and concatenate the ids."
+        )
+    if got == _bpe_by(text, ranks, max):
+        return (
+            "you merged the highest-ranked pair first. Ranks are the order of training: "
+            "always merge the neighbouring pair whose concatenation has the LOWEST rank."
+        )
+    if got == _longest_match(text, ranks):
+        return (
+            "taking the longest token from the left is not BPE: it can cut a chunk where "
+            "training never did. Merge neighbouring pairs, lowest rank first."
         )
     raw = [
         ranks[p] if len(p) > 1 else p[0]
