@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from tokcourse.course.gpt2_files import byte_rank, bytes_to_unicode
@@ -53,3 +55,17 @@ def test_encode_with_ranks_is_tiktokens_encode_ordinary(name):
     text = "".join(FRAGMENTS) + " DON'T 12345 \r\n\n  x  \t HTTPServer naïve 日本語 "
     got = encode_with_ranks(text, enc._mergeable_ranks, SPLIT_PATTERNS[name])
     assert got == enc.encode_ordinary(text)
+
+
+def test_encode_with_ranks_check_expects_tiktokens_ids_on_real_ranks():
+    """Passing the exercise means matching GPT-4: on cl100k cases it expects tiktoken's ids."""
+    from tokcourse.course.checks.tiktoken_parity import _encode_with_ranks_cases
+
+    enc = tiktoken_encoding("cl100k_base")
+    real = [c for c in _encode_with_ranks_cases() if len(c.args[1]) == len(enc._mergeable_ranks)]
+    assert len(real) >= 20
+    names = {unicodedata.name(ch, "?").split()[0] for c in real for ch in c.args[0]}
+    assert {"CYRILLIC", "GREEK", "DEVANAGARI", "CJK", "HANGUL", "KATAKANA"} <= names
+    for case in real:
+        text, ranks = case.args
+        assert encode_with_ranks(text, ranks) == enc.encode_ordinary(text)
