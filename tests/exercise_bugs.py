@@ -23,7 +23,7 @@ from itertools import pairwise
 import numpy as np
 import regex
 
-from tokcourse import bpe, fast_encode, fast_train, special, tokenizer
+from tokcourse import bpe, fast_encode, fast_train, pretrained, special, tokenizer
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, split
 
 
@@ -335,6 +335,164 @@ def _(text, merges):
 @bug("encode_ordinary", "encode-ordinary-words-only", "splits on spaces instead of the pattern")
 def _(text, merges):
     return [i for word in re.split(r"(\s+)", text) if word for i in bpe.encode(word, merges)]
+
+
+# --- byte_rank ---------------------------------------------------------------------------------
+
+
+def _rank_in(order):
+    return lambda b: order.index(b)
+
+
+_VISIBLE = [*range(33, 127), *range(161, 173), *range(174, 256)]
+_MOVED = [b for b in range(256) if b not in _VISIBLE]
+
+bug("byte_rank", "byte-rank-value", "the byte's value is its id", hint="not its value")(lambda b: b)
+bug(
+    "byte_rank", "byte-rank-soft-hyphen", "counts 0xAD (soft hyphen) as visible", hint="soft hyphen"
+)(
+    _rank_in(
+        [
+            *range(33, 127),
+            *range(161, 256),
+            *[  # fmt: skip
+                b for b in range(256) if not (33 <= b < 127 or b >= 161)
+            ],
+        ]
+    )
+)
+bug("byte_rank", "byte-rank-moved-first", "numbers the moved bytes first",
+    hint="visible bytes come first")(_rank_in(_MOVED + _VISIBLE))  # fmt: skip
+bug(
+    "byte_rank",
+    "byte-rank-ascii-only",
+    "only printable ASCII counts as visible",
+    hint="comes after all 188 visible bytes",
+)(_rank_in([*range(33, 127), *[b for b in range(256) if not 33 <= b < 127]]))
+
+
+# --- recover_merge -----------------------------------------------------------------------------
+
+
+def _bpe_parts(token, ranks, max_rank, choose=min):
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 1:
+        found = [
+            (ranks[parts[i] + parts[i + 1]], i)
+            for i in range(len(parts) - 1)
+            if ranks.get(parts[i] + parts[i + 1], max_rank) < max_rank
+        ]
+        if not found:
+            break
+        _, i = choose(found)
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+    return parts
+
+
+@bug("recover_merge", "recover-first-split", "the first split whose two halves are tokens",
+     hint="BPE reached this token by one path")  # fmt: skip
+def _(token, ranks):
+    for i in range(1, len(token)):
+        if token[:i] in ranks and token[i:] in ranks:
+            return token[:i], token[i:]
+    return token[:1], token[1:]
+
+
+@bug("recover_merge", "recover-longest-prefix", "the longest prefix that is a token, then the rest",
+     hint="ranked after the token itself")  # fmt: skip
+def _(token, ranks):
+    for i in range(len(token) - 1, 0, -1):
+        if token[:i] in ranks and token[i:] in ranks:
+            return token[:i], token[i:]
+    return token[:1], token[1:]
+
+
+@bug("recover_merge", "recover-highest-rank-first", "replays BPE with the highest rank first")
+def _(token, ranks):
+    parts = _bpe_parts(token, ranks, ranks[token], choose=max)
+    return (parts[0], b"".join(parts[1:])) if len(parts) > 2 else tuple(parts)
+
+
+@bug(
+    "recover_merge",
+    "recover-no-rank-limit",
+    "replays BPE with every token, the token's own too",
+    hint="the token itself",
+)
+def _(token, ranks):
+    parts = _bpe_parts(token, ranks, math.inf)
+    return (parts[0], b"".join(parts[1:])) if len(parts) != 1 else (token, b"")
+
+
+@bug("recover_merge", "recover-lowest-ranked-halves", "the split whose worse half ranks lowest",
+     hint="BPE reached this token by one path")  # fmt: skip
+def _(token, ranks):
+    splits = [(token[:i], token[i:]) for i in range(1, len(token))]
+    splits = [s for s in splits if s[0] in ranks and s[1] in ranks]
+    return min(splits, key=lambda s: max(ranks[s[0]], ranks[s[1]]))
+
+
+@bug("recover_merge", "recover-returns-list", "returns [left, right]", rule="type")
+def _(token, ranks):
+    return list(pretrained.bpe_parts(token, ranks, ranks[token]))
+
+
+# --- encode_with_ranks -------------------------------------------------------------------------
+
+
+def _ranks_ids(chunks, ranks, choose=min):
+    return [
+        ranks[p] for chunk in chunks for p in _bpe_parts(chunk.encode(), ranks, math.inf, choose)
+    ]
+
+
+@bug("encode_with_ranks", "ranks-no-split", "BPE on the whole text, no split",
+     hint="across chunk boundaries")  # fmt: skip
+def _(text, ranks):
+    return _ranks_ids([text] if text else [], ranks)
+
+
+@bug("encode_with_ranks", "ranks-gpt2-pattern", "splits with GPT-2's pattern",
+     hint="GPT-2's pattern")  # fmt: skip
+def _(text, ranks):
+    return _ranks_ids(split(text, GPT2_SPLIT_PATTERN), ranks)
+
+
+@bug("encode_with_ranks", "ranks-byte-values", "an unmerged byte keeps its value as its id",
+     hint="its own rank")  # fmt: skip
+def _(text, ranks):
+    return [
+        ranks[p] if len(p) > 1 else p[0]
+        for chunk in split(text)
+        for p in _bpe_parts(chunk.encode(), ranks, math.inf)
+    ]
+
+
+@bug(
+    "encode_with_ranks",
+    "ranks-highest-first",
+    "merges the highest-ranked pair first",
+    hint="highest-ranked pair first",
+)
+def _(text, ranks):
+    return _ranks_ids(split(text), ranks, choose=max)
+
+
+@bug(
+    "encode_with_ranks",
+    "ranks-longest-match",
+    "greedy longest token from the left",
+    hint="longest token from the left is not BPE",
+)
+def _(text, ranks):
+    ids = []
+    for chunk in split(text):
+        data = chunk.encode()
+        while data:
+            n = max(i for i in range(1, len(data) + 1) if data[:i] in ranks)
+            ids.append(ranks[data[:n]])
+            data = data[n:]
+    return ids
 
 
 # --- encode_with_specials ----------------------------------------------------------------------

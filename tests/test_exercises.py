@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from itertools import pairwise
 
 import pytest
 
@@ -11,6 +12,7 @@ from tests.exercise_bugs import BUGS, CLASSIC
 from tokcourse import check
 from tokcourse.course.checks import fast as fast_checks
 from tokcourse.course.exercises import Case, Exercise, run_check, solution_source
+from tokcourse.patterns import GPT4_SPLIT_PATTERN
 
 NAMES = check.exercise_names()
 
@@ -249,8 +251,41 @@ def test_correct_alternatives_pass():
             raise ValueError(str(err)) from None
         return [ord(c) for c in text]
 
+    def byte_rank(b):
+        visible = [c for c in range(256) if chr(c).isprintable() and c != 32]  # tiktoken's way
+        return (visible + [c for c in range(256) if c not in visible]).index(b)
+
+    def recover_merge(token, ranks):
+        # BPE on the token's bytes with a table cut at its rank, merging until two parts remain
+        limit = ranks[token]
+        parts = [bytes([x]) for x in token]
+        while len(parts) > 2:
+            ranked = [(ranks.get(a + b, limit), i) for i, (a, b) in enumerate(pairwise(parts))]
+            _, i = min(ranked)
+            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        return (parts[0], parts[1])
+
+    def encode_with_ranks(text, ranks):
+        import regex
+
+        ids = []
+        for chunk in regex.findall(GPT4_SPLIT_PATTERN, text):
+            parts = [bytes([x]) for x in chunk.encode()]
+            while True:
+                ranked = [(ranks.get(a + b), i) for i, (a, b) in enumerate(pairwise(parts))]
+                ranked = [r for r in ranked if r[0] is not None]
+                if not ranked:
+                    break
+                _, i = min(ranked)
+                parts[i : i + 2] = [parts[i] + parts[i + 1]]
+            ids += [ranks[p] for p in parts]
+        return ids
+
     assert run_check(check.exercise("merge"), merge, quiet=True).passed
     assert run_check(check.exercise("utf8_decode"), utf8_decode, quiet=True).passed
+    assert run_check(check.exercise("byte_rank"), byte_rank, quiet=True).passed
+    assert run_check(check.exercise("recover_merge"), recover_merge, quiet=True).passed
+    assert run_check(check.exercise("encode_with_ranks"), encode_with_ranks, quiet=True).passed
 
 
 def test_debug_prints_are_captured_and_quoted_briefly(capsys):

@@ -29,7 +29,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from .patterns import SPLIT_PATTERNS
+from .patterns import GPT4_SPLIT_PATTERN, SPLIT_PATTERNS, split
 from .regex import RegexTokenizer
 from .tokenizer import Tokenizer
 
@@ -42,7 +42,9 @@ __all__ = [
     "GPT4oTokenizer",
     "PretrainedTokenizer",
     "bpe_parts",
+    "encode_with_ranks",
     "merge_pairs",
+    "recover_merge",
     "recover_merges",
 ]
 
@@ -70,30 +72,48 @@ def bpe_parts(token: bytes, ranks: Mapping[bytes, int], max_rank: int | None = N
     return parts
 
 
+def recover_merge(token: bytes, ranks: Mapping[bytes, int]) -> tuple[bytes, bytes]:
+    """The two tokens BPE merged to make ``token``: ``(left, right)``.
+
+    Replay BPE on the token's own bytes with only the tokens ranked *below* it (lowest rank
+    first, as encoding does). Just before ``token`` itself could be used, exactly two parts are
+    left: those are its merge. Both halves being tokens is not enough: ``b"abc"`` could be
+    ``a + bc`` or ``ab + c``, and only the ranks say which pair BPE actually met.
+
+    >>> recover_merge(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4, b"abc": 5})
+    (b'a', b'bc')
+    """
+    if token not in ranks:
+        raise ValueError(f"{token!r} is not a token of these ranks")
+    rank = ranks[token]
+    if len(token) < 2:
+        raise ValueError(f"{token!r} (rank {rank}) is a single byte, not a merge")
+    parts = bpe_parts(token, ranks, max_rank=rank)
+    if len(parts) != 2:
+        raise ValueError(
+            f"token {token!r} (rank {rank}) cannot be built by merging two lower-ranked "
+            f"tokens (BPE stops at {parts}); these ranks are not a BPE merge list"
+        )
+    return parts[0], parts[1]
+
+
 def merge_pairs(mergeable_ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
     """The merges behind tiktoken's ranks, as byte pairs in rank order (the order BPE learned them).
 
-    The pair of a token is what BPE makes of its bytes just before the token itself may be
-    used: two parts, both ranked lower. A token that BPE could never produce (more than two
-    parts) is an error, since a pair-based encoder could not produce it either. This is the one
+    Each pair is :func:`recover_merge` of one token: what BPE makes of its bytes just before
+    the token itself may be used. A token that BPE could never produce (more than two parts)
+    is an error, since a pair-based encoder could not produce it either. This is the one
     merge-recovery algorithm of the package: :func:`recover_merges` turns its pairs into ids,
     and the course rebuilds GPT-2's ``vocab.bpe`` from them.
 
     >>> merge_pairs({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
     [(b'a', b'b'), (b'ab', b'c')]
     """
-    pairs = []
-    for token, rank in sorted(mergeable_ranks.items(), key=lambda item: item[1]):
-        if len(token) == 1:
-            continue  # the 256 byte tokens are not merges
-        parts = bpe_parts(token, mergeable_ranks, max_rank=rank)
-        if len(parts) != 2:
-            raise ValueError(
-                f"token {token!r} (rank {rank}) cannot be built by merging two lower-ranked "
-                f"tokens (BPE stops at {parts}); these ranks are not a BPE merge list"
-            )
-        pairs.append((parts[0], parts[1]))
-    return pairs
+    return [
+        recover_merge(token, mergeable_ranks)
+        for token, _ in sorted(mergeable_ranks.items(), key=lambda item: item[1])
+        if len(token) > 1  # the 256 byte tokens are not merges
+    ]
 
 
 def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> dict[tuple[int, int], int]:
@@ -106,6 +126,26 @@ def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> dict[tuple[int, int]
     """
     ranks = mergeable_ranks
     return {(ranks[a], ranks[b]): ranks[a + b] for a, b in merge_pairs(ranks)}
+
+
+def encode_with_ranks(
+    text: str, ranks: Mapping[bytes, int], pattern: str = GPT4_SPLIT_PATTERN
+) -> list[int]:
+    """tiktoken's ``encode_ordinary``, in plain Python: split, then BPE on bytes with ranks.
+
+    Cut ``text`` into chunks with ``pattern`` (GPT-4's by default); in each chunk start from
+    its UTF-8 bytes and keep merging the neighbouring pair whose concatenation has the lowest
+    rank; the ranks of the final parts are the ids. No merge table is needed: the ranks of
+    the merged bytes say everything. With ``cl100k_base``'s ranks this gives tiktoken's ids.
+
+    >>> ranks = {bytes([b]): b for b in range(256)} | {b"he": 256}
+    >>> encode_with_ranks("he hehe", ranks)  # chunks "he", " hehe"
+    [256, 32, 256, 256]
+    """
+    ids: list[int] = []
+    for chunk in split(text, pattern):
+        ids.extend(ranks[part] for part in bpe_parts(chunk.encode("utf-8"), ranks))
+    return ids
 
 
 @functools.cache

@@ -58,6 +58,18 @@ def bytes_to_unicode() -> dict[int, str]:
     return table
 
 
+def byte_rank(b: int) -> int:
+    """The id of the one-byte token ``b`` in GPT-2's tables (GPT-4's and GPT-4o's too).
+
+    It is the byte's place in :func:`bytes_to_unicode`'s order: the visible bytes first, in
+    byte order (so ``"!"`` is 0), then the 68 moved ones, in byte order (so byte 0 is 188).
+
+    >>> byte_rank(ord("!")), byte_rank(ord("a")), byte_rank(0), byte_rank(ord(" "))
+    (0, 64, 188, 220)
+    """
+    return list(bytes_to_unicode()).index(b)
+
+
 def recover_merges(ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
     """Recover the merge list (in rank order) from tiktoken-style ``mergeable_ranks``.
 

@@ -7,7 +7,8 @@ module              chapter   exercises
 ``bpe_training``    02        get_stats, merge, train, build_vocab
 ``encode_decode``   03        decode, encode, is_canonical
 ``pretokenize``     04        split
-``tiktoken_parity`` 05        encode_ordinary
+``tiktoken_parity`` 05        byte_rank, recover_merge, encode_with_ranks,
+                              encode_ordinary
 ``special_tokens``  06        encode_with_specials, add_token_rows
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================

@@ -1,4 +1,5 @@
-"""tiktoken and GPT-4 (chapter 05): encode_ordinary.
+"""tiktoken and GPT-4 (chapter 05): byte_rank, recover_merge, encode_with_ranks,
+encode_ordinary.
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -7,11 +8,13 @@ Cases (curated edge cases, then seeded random inputs) and hints for each exercis
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
 
-from tokcourse import bpe, patterns, tokenizer
+from tokcourse import bpe, patterns, pretrained, tokenizer
+from tokcourse.course import gpt2_files
+from tokcourse.course.answers import Returns, _a
 from tokcourse.course.exercises import INT, Case, Entry, Exercise, list_of
 
 # --- encode_ordinary (regex split, then BPE per chunk) -----------------------------------------
@@ -73,9 +76,314 @@ def _encode_ordinary_hint_chunks(case: Case, expected: Any, got: Any) -> str | N
     return None
 
 
+# --- shared: real rank tables, passed to students' functions as read-only mappings ------------
+
+
+class _Ranks(Mapping):
+    """A tiktoken rank table (``{token bytes: rank}``) that reads like a dict and cannot change.
+
+    The check copies every argument before each call; a real table holds 100,000 tokens, so
+    this one copies as itself (it is immutable) and shows itself in a report by its name.
+    """
+
+    def __init__(self, name: str, ranks: Mapping[bytes, int]) -> None:
+        self._name, self._ranks = name, ranks
+
+    def __getitem__(self, token: bytes) -> int:
+        return self._ranks[token]
+
+    def get(self, token: Any, default: Any = None) -> Any:
+        return self._ranks.get(token, default)
+
+    def __contains__(self, token: object) -> bool:
+        return token in self._ranks
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._ranks)
+
+    def __len__(self) -> int:
+        return len(self._ranks)
+
+    # read-only views of the table itself: a student's dict(ranks) or loop over items() runs
+    # at C speed instead of one Python call per token
+    def keys(self) -> Any:
+        return self._ranks.keys()
+
+    def items(self) -> Any:
+        return self._ranks.items()
+
+    def values(self) -> Any:
+        return self._ranks.values()
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Mapping) and dict(self.items()) == other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __deepcopy__(self, memo: dict) -> _Ranks:
+        return self
+
+    def __repr__(self) -> str:
+        return f"<{self._name} ranks: {len(self._ranks):,} tokens>"
+
+
+@cache
+def _real_ranks(name: str) -> _Ranks:
+    import tiktoken
+
+    return _Ranks(name, tiktoken.get_encoding(name)._mergeable_ranks)
+
+
+def _small_ranks(merges: dict[tuple[int, int], int]) -> dict[bytes, int]:
+    """A rank table with the bytes in byte order, from a small trained merge table."""
+    return {token: idx for idx, token in bpe.build_vocab(merges).items()}
+
+
+# --- byte_rank ---------------------------------------------------------------------------------
+
+
+def _byte_rank_cases() -> Iterator[Case]:
+    for b in [ord("!"), 0, ord(" "), ord("a"), 0xAD, 0xFF, *range(256)]:
+        yield Case((b,))
+
+
+def _byte_rank_hint(case: Case, expected: Any, got: Any) -> str | None:
+    (b,) = case.args
+    if not isinstance(got, int) or not isinstance(expected, int):
+        return None
+    if got == b:
+        return (
+            "a byte's id is not its value, and the visible bytes come first: '!' is 0, "
+            "byte 0 is 188. Build GPT-2's order (bytes_to_unicode's) and find b's place in it."
+        )
+    if expected >= 188 and got == expected + 1:
+        return (
+            "byte 0xAD is the soft hyphen, an invisible character: GPT-2's visible ranges are "
+            "'!'..'~', '¡'..'¬' and '®'..'ÿ' (0xAD is the gap between the last two)."
+        )
+    if expected >= 188:
+        return (
+            f"byte {b} is not visible, so it comes after all 188 visible bytes ('!'..'~', "
+            "'¡'..'¬', '®'..'ÿ'): the moved bytes take the ids 188..255, in byte order."
+        )
+    return (
+        f"byte {b} ({chr(b)!r}) is visible, so its id is its place among the visible bytes "
+        "'!'..'~', '¡'..'¬', '®'..'ÿ', counted from '!' = 0."
+    )
+
+
+# --- recover_merge -----------------------------------------------------------------------------
+
+
+def _bytes_pair_problem(value: Any) -> str | None:
+    if isinstance(value, tuple) and len(value) == 2 and all(isinstance(x, bytes) for x in value):
+        return None
+    return _a(value)
+
+
+BYTES_PAIR = Returns(
+    "a pair of bytes objects (left, right)",
+    _bytes_pair_problem,
+    "Return the two parts as a tuple: (parts[0], parts[1]).",
+)
+
+# "abc": BPE meets "bc" (rank 3) before "ab" (rank 4), so abc = a + bc, although ab + c are
+# both tokens too. "abcd": ab (3) first, then cd (4): abcd = ab + cd, not abc + d.
+_TINY = {b"a": 0, b"b": 1, b"c": 2, b"d": 3}
+_TINY_BC = _TINY | {b"bc": 4, b"ab": 5, b"abc": 6}
+_TINY_AB_CD = _TINY | {b"ab": 4, b"cd": 5, b"abc": 6, b"abcd": 7}
+
+
+def _recover_merge_cases() -> Iterator[Case]:
+    yield Case((b"ab", _TINY_BC))
+    yield Case((b"abc", _TINY_BC))
+    yield Case((b"abcd", _TINY_AB_CD))
+    yield Case((b"abc", _TINY_AB_CD))
+    rng = random.Random(11)
+    for name in ("r50k_base", "cl100k_base"):
+        ranks = _real_ranks(name)
+        by_rank = {rank: token for token, rank in ranks.items()}
+        ids = [256, 257, 258, 300, 1000] + rng.sample(range(256, len(by_rank)), 40)
+        longest = max(ranks, key=len)
+        for token in [by_rank[i] for i in ids if i in by_rank] + [longest]:
+            yield Case((token, ranks))
+
+
+def _recover_merge_hint(case: Case, expected: Any, got: Any) -> str | None:
+    token, ranks = case.args
+    if not (isinstance(got, tuple) and len(got) == 2 and isinstance(expected, tuple)):
+        return None
+    left, right = got
+    if token in (left, right):
+        return (
+            "one of your parts is the token itself: BPE with every token of the table goes all "
+            "the way to the token. Use only the tokens ranked below ranks[token]."
+        )
+    if isinstance(left, bytes) and isinstance(right, bytes) and left + right != token:
+        return f"the two parts must spell the token: {left!r} + {right!r} is not {token!r}."
+    if left in ranks and right in ranks:
+        too_late = max(ranks[left], ranks[right]) >= ranks[token]
+        if too_late:
+            return (
+                "one of your parts is ranked after the token itself, so it did not exist yet "
+                "when the token was made: use only tokens ranked below the token."
+            )
+        return (
+            "both of your halves are tokens, but BPE reached this token by one path only. "
+            "Replay BPE on the token's bytes with the tokens ranked below it (always the "
+            "lowest-ranked pair first) and stop when two parts are left."
+        )
+    return None
+
+
+# --- encode_with_ranks -------------------------------------------------------------------------
+
+
+def _corpus_pieces() -> list[str]:
+    """Real text in pieces a naive encoder handles in milliseconds: prose, code, many scripts."""
+    from tokcourse.course import corpora
+
+    novel = corpora.botchan_text()
+    start = novel.index("CHAPTER I")
+    pieces = [novel[start + i * 5000 : start + i * 5000 + 700] for i in range(4)]
+    code = corpora.python_code(max_bytes=4000)
+    pieces += [code[:700], code[2000:2700]]
+    parallel = corpora.parallel_text()
+    for lang in ("ru", "el", "hi", "ja", "zh_CN", "ko"):
+        pieces.append("\n".join(parallel[lang][:6]))
+    return pieces
+
+
+_HARD = [
+    "DON'T stop, I'M here; YOU'RE it. She'll, they've, we'D",
+    "1 12 123 1234 12345 1234567 3.14159 2024-05-13",
+    "line one\r\nline two  \n\n   indented\tand\ttabbed   ",
+    "x    =   1\n\n\n    return  x  ",
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467 e\u0301 \u00e9 \U0001f44d\U0001f3fd",
+    "...!!! ??? --- (hello) [world] {x: 1}",
+]
+
+
+def _encode_with_ranks_cases() -> Iterator[Case]:
+    small = _small_ranks(_cross_chunk_merges())
+    for text in ("", "the", "the end", "dog. dog!", "the cat sat. the dog ate."):
+        yield Case((text, small))
+    pattern_ranks = _small_ranks(_pattern_merges())
+    for text in ("12345", "DON'T", "I'M 2024", "x  \n  x", "1234567 YOU'RE"):
+        yield Case((text, pattern_ranks))
+    cl100k = _real_ranks("cl100k_base")
+    for text in ["hello world", "!", " \xff\u00e9", *_HARD, *_corpus_pieces()]:
+        yield Case((text, cl100k))
+
+
+def _bpe_by(text: str, ranks: Mapping[bytes, int], choose: Any) -> list[int]:
+    """BPE on each GPT-4 chunk that merges the pair ``choose`` picks (``max``: a wrong order)."""
+    ids = []
+    for chunk in patterns.split(text):
+        parts = [bytes([b]) for b in chunk.encode()]
+        while True:
+            found = [
+                (ranks[parts[i] + parts[i + 1]], i)
+                for i in range(len(parts) - 1)
+                if parts[i] + parts[i + 1] in ranks
+            ]
+            if not found:
+                break
+            _, i = choose(found)
+            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        ids += [ranks[p] for p in parts]
+    return ids
+
+
+def _longest_match(text: str, ranks: Mapping[bytes, int]) -> list[int]:
+    """Greedy longest-prefix tokenization of each GPT-4 chunk (not BPE)."""
+    ids = []
+    for chunk in patterns.split(text):
+        data = chunk.encode()
+        while data:
+            n = max(i for i in range(1, min(len(data), 128) + 1) if data[:i] in ranks)
+            ids.append(ranks[data[:n]])
+            data = data[n:]
+    return ids
+
+
+def _encode_with_ranks_hint(case: Case, expected: Any, got: Any) -> str | None:
+    text, ranks = case.args
+    if not isinstance(got, list):
+        return None
+
+    def ids(chunks: list[str]) -> list[int]:
+        return [ranks[p] for c in chunks for p in pretrained.bpe_parts(c.encode(), ranks)]
+
+    if got == ids(patterns.split(text, patterns.GPT2_SPLIT_PATTERN)):
+        return (
+            "those are the chunks of GPT-2's pattern. Split with GPT-4's "
+            "(tokcourse.patterns.split(text) uses it by default): numbers in groups of up to "
+            "three digits, contractions in any case, whitespace before a newline kept with it."
+        )
+    if got == ids([text] if text else []):
+        return (
+            "merges were applied across chunk boundaries. Split the text with the pattern "
+            "first, run BPE on each chunk on its own, and concatenate the ids."
+        )
+    if got == _bpe_by(text, ranks, max):
+        return (
+            "you merged the highest-ranked pair first. Ranks are the order of training: "
+            "always merge the neighbouring pair whose concatenation has the LOWEST rank."
+        )
+    if got == _longest_match(text, ranks):
+        return (
+            "taking the longest token from the left is not BPE: it can cut a chunk where "
+            "training never did. Merge neighbouring pairs, lowest rank first."
+        )
+    raw = [
+        ranks[p] if len(p) > 1 else p[0]
+        for c in patterns.split(text)
+        for p in pretrained.bpe_parts(c.encode(), ranks)
+    ]
+    if got == raw:
+        return (
+            "a byte left unmerged is a token too, with its own rank: in GPT's tables b'!' is "
+            "0 and b'a' is 64, not 33 and 97. Look every part up in ranks, single bytes too."
+        )
+    return None
+
+
 #: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
 #: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
+    "byte_rank": Entry(
+        "byte_rank(b) -> id",
+        lambda: Exercise(
+            "byte_rank",
+            gpt2_files.byte_rank,
+            _byte_rank_cases,
+            returns=INT,
+            hints=(_byte_rank_hint,),
+        ),
+    ),
+    "recover_merge": Entry(
+        "recover_merge(token, ranks) -> (left, right)",
+        lambda: Exercise(
+            "recover_merge",
+            pretrained.recover_merge,
+            _recover_merge_cases,
+            normalize=tuple,
+            returns=BYTES_PAIR,
+            hints=(_recover_merge_hint,),
+        ),
+    ),
+    "encode_with_ranks": Entry(
+        "encode_with_ranks(text, ranks) -> ids",
+        lambda: Exercise(
+            "encode_with_ranks",
+            pretrained.encode_with_ranks,
+            _encode_with_ranks_cases,
+            normalize=list,
+            returns=list_of(INT),
+            hints=(_encode_with_ranks_hint,),
+        ),
+    ),
     "encode_ordinary": Entry(
         "encode_ordinary(text, merges) -> ids",
         lambda: Exercise(
