@@ -8,10 +8,10 @@ from html.parser import HTMLParser
 import pytest
 import tiktoken
 
+from tokcourse.course.chunks import show_chunks
 from tokcourse.course.viz import (
     PALETTE,
     TokenView,
-    show_chunks,
     show_tokens,
     token_spans,
     visible,
