@@ -324,6 +324,153 @@ def _(text):
     return text.split()
 
 
+# --- split_gpt2 --------------------------------------------------------------------------------
+
+
+@bug("split_gpt2", "split-gpt2-gpt4-pattern", "GPT-4's pattern instead of GPT-2's",
+     hint="GPT-4's pattern")  # fmt: skip
+def _(text):
+    return regex.findall(GPT4_SPLIT_PATTERN, text)
+
+
+@bug("split_gpt2", "split-gpt2-no-lookahead", r"\s+ instead of \s+(?!\S)",
+     hint=r"\s+(?!\S), not \s+")  # fmt: skip
+def _(text):
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(r"\s+(?!\S)|", r"\s+|"), text)
+
+
+@bug("split_gpt2", "split-gpt2-ascii-letters", r"[a-zA-Z] instead of \p{L}",
+     hint="not [a-zA-Z]")  # fmt: skip
+def _(text):
+    return regex.findall(
+        GPT2_SPLIT_PATTERN.replace(r"\p{L}++", "[a-zA-Z]++").replace(r"\p{L}\p{N}", r"a-zA-Z\p{N}"),
+        text,
+    )
+
+
+@bug("split_gpt2", "split-gpt2-case-insensitive", "contractions made case-insensitive",
+     hint="lower case only")  # fmt: skip
+def _(text):
+    return regex.findall(GPT2_SPLIT_PATTERN.replace("'(?:", "'(?i:"), text)
+
+
+@bug("split_gpt2", "split-gpt2-word-chars", r"\w+ for words: glues letters, digits and _",
+     hint="digits and '_'")  # fmt: skip
+def _(text):
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(r" ?\p{L}++", r" ?\w++"), text)
+
+
+@bug("split_gpt2", "split-gpt2-no-whitespace-fallback", r"drops the final \s: loses characters",
+     hint="add up to the whole text")  # fmt: skip
+def _(text):
+    return regex.findall(GPT2_SPLIT_PATTERN.removesuffix(r"|\s"), text)
+
+
+# --- first_split_difference ----------------------------------------------------------------------
+
+
+def _cut_lists(text):
+    return split(text, GPT2_SPLIT_PATTERN), split(text, GPT4_SPLIT_PATTERN)
+
+
+@bug("first_split_difference", "first-difference-chunk-index", "index of the differing chunk",
+     hint="index of the first differing chunk")  # fmt: skip
+def _(text):
+    a, b = _cut_lists(text)
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+
+
+@bug("first_split_difference", "first-difference-chunk-start", "start of the differing chunks",
+     hint="shorter of the two chunks")  # fmt: skip
+def _(text):
+    a, b = _cut_lists(text)
+    offset = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            return offset
+        offset += len(x)
+    return None
+
+
+@bug("first_split_difference", "first-difference-end-of-first", "end of GPT-2's chunk, not min",
+     hint="the earlier end")  # fmt: skip
+def _(text):
+    a, b = _cut_lists(text)
+    offset = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            return offset + len(x)
+        offset += len(x)
+    return None
+
+
+@bug("first_split_difference", "first-difference-bytes", "offsets in UTF-8 bytes",
+     hint="UTF-8 bytes")  # fmt: skip
+def _(text):
+    a, b = _cut_lists(text)
+    offset = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            return offset + min(len(x.encode()), len(y.encode()))
+        offset += len(x.encode())
+    return None
+
+
+@bug("first_split_difference", "first-difference-minus-one", "returns -1 when nothing differs",
+     hint="return None")  # fmt: skip
+def _(text):
+    a, b = _cut_lists(text)
+    offset = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            return offset + min(len(x), len(y))
+        offset += len(x)
+    return -1
+
+
+# --- whitespace_chunks ---------------------------------------------------------------------------
+
+
+@bug("whitespace_chunks", "whitespace-whole-run", r"the whole run, as \s+ would",
+     hint="left for what follows")  # fmt: skip
+def _(run, following):
+    return [run]
+
+
+@bug("whitespace_chunks", "whitespace-always-drop-last", "drops the last character, even '\\n'",
+     hint="chunk of its own")  # fmt: skip
+def _(run, following):
+    return [run[:-1]] if following and len(run) > 1 else ([] if following else [run])
+
+
+@bug("whitespace_chunks", "whitespace-empty-chunk", "returns [''] for a single space",
+     hint="empty chunk")  # fmt: skip
+def _(run, following):
+    if not following:
+        return [run]
+    return [run[:-1]] + ([] if run[-1] == " " else [run[-1]])
+
+
+@bug("whitespace_chunks", "whitespace-ignores-end", "treats the end of the text like a word",
+     hint="nothing follows the run")  # fmt: skip
+def _(run, following):
+    chunks = [run[:-1]] if len(run) > 1 else []
+    return chunks + ([] if run[-1] == " " else [run[-1]])
+
+
+@bug("whitespace_chunks", "whitespace-last-space-own-chunk", "the last space as a chunk of its own",
+     hint="not a chunk of the run")  # fmt: skip
+def _(run, following):
+    if not following:
+        return [run]
+    return [run[:-1], run[-1]] if len(run) > 1 else [run]
+
+
+@bug("whitespace_chunks", "whitespace-isspace-regex", "regex.findall with GPT-2 on the run alone")
+def _(run, following):
+    return regex.findall(GPT2_SPLIT_PATTERN, run)
+
+
 # --- encode_ordinary ---------------------------------------------------------------------------
 
 

@@ -12,7 +12,7 @@ from tests.exercise_bugs import BUGS, CLASSIC
 from tokcourse import check
 from tokcourse.course.checks import fast as fast_checks
 from tokcourse.course.exercises import Case, Exercise, run_check, solution_source
-from tokcourse.patterns import GPT4_SPLIT_PATTERN
+from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 
 NAMES = check.exercise_names()
 
@@ -286,6 +286,52 @@ def test_correct_alternatives_pass():
     assert run_check(check.exercise("byte_rank"), byte_rank, quiet=True).passed
     assert run_check(check.exercise("recover_merge"), recover_merge, quiet=True).passed
     assert run_check(check.exercise("encode_with_ranks"), encode_with_ranks, quiet=True).passed
+
+
+def test_chapter_04_alternatives_pass():
+    """Other correct ways: the pattern typed from its parts, a walk over two chunk lists,
+    the white-space rule written with a loop instead of slicing."""
+    import regex
+
+    def split_gpt2(text):
+        parts = [
+            r"'s|'t|'re|'ve|'m|'ll|'d",
+            r" ?\p{L}+",
+            r" ?\p{N}+",
+            r" ?[^\s\p{L}\p{N}]+",
+            r"\s+(?!\S)",
+            r"\s+",  # \s++$ and \s together: what the lookahead leaves
+        ]
+        return regex.findall("|".join(parts), text)
+
+    def first_split_difference(text):
+        a = regex.findall(GPT2_SPLIT_PATTERN, text)
+        b = regex.findall(GPT4_SPLIT_PATTERN, text)
+        i = j = pos_a = pos_b = 0
+        while i < len(a) and j < len(b):
+            end_a, end_b = pos_a + len(a[i]), pos_b + len(b[j])
+            if end_a != end_b:
+                return min(end_a, end_b)
+            pos_a, pos_b, i, j = end_a, end_b, i + 1, j + 1
+        return None
+
+    def whitespace_chunks(run, following):
+        if following == "":
+            return [run]
+        out = []
+        if len(run) > 1:
+            out.append(run[: len(run) - 1])
+        if run[len(run) - 1] != " ":
+            out.append(run[len(run) - 1])
+        return out
+
+    for name, fn in [
+        ("split_gpt2", split_gpt2),
+        ("first_split_difference", first_split_difference),
+        ("whitespace_chunks", whitespace_chunks),
+    ]:
+        result = run_check(check.exercise(name), fn, quiet=True)
+        assert result.passed, result.message
 
 
 def test_debug_prints_are_captured_and_quoted_briefly(capsys):

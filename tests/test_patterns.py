@@ -217,3 +217,69 @@ def test_timed_pattern_splits_like_the_plain_one_and_stops_on_backtracking() -> 
         slow.findall("a" * 38)
     assert slow._limit("x" * 10**6) == pytest.approx(0.05)
     assert patterns.TimedPattern(slow.compiled)._limit("x" * 10**6) == pytest.approx(11.0)
+
+
+# --- chapter 04's exercises: split_gpt2, first_split_difference, whitespace_chunks ---------------
+
+
+@given(valid_text)
+@settings(max_examples=200, deadline=None)
+def test_split_gpt2_is_the_r50k_split(text: str) -> None:
+    assert patterns.split_gpt2(text) == split(text, GPT2_SPLIT_PATTERN)
+    assert tiktoken_splits_like_us(GPT2_SPLIT_PATTERN, [text]) == []
+
+
+def _ends(chunks: list[str]) -> set[int]:
+    return {len("".join(chunks[: i + 1])) for i in range(len(chunks))}
+
+
+@given(valid_text)
+@settings(max_examples=200, deadline=None)
+def test_first_split_difference_is_the_first_cut_they_disagree_on(text: str) -> None:
+    a, b = split(text, GPT2_SPLIT_PATTERN), split(text, GPT4_SPLIT_PATTERN)
+    found = patterns.first_split_difference(text)
+    if a == b:
+        assert found is None
+    else:
+        assert found is not None and found in _ends(a) ^ _ends(b)
+        # everything before the answer is cut the same way by both
+        assert {e for e in _ends(a) if e < found} == {e for e in _ends(b) if e < found}
+
+
+@pytest.mark.parametrize(
+    ("text", "position"),
+    [("", None), ("hello world", None), ("say 12345", 4), ("DON'T", 4), ("a\n\nb", 2)],
+)
+def test_first_split_difference_examples(text: str, position: int | None) -> None:
+    assert patterns.first_split_difference(text) == position
+
+
+def test_first_split_difference_takes_any_two_patterns() -> None:
+    assert (
+        patterns.first_split_difference("camelCase", GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN) == 5
+    )
+    assert patterns.first_split_difference("x", GPT2_SPLIT_PATTERN, GPT2_SPLIT_PATTERN) is None
+
+
+_WHITE = [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\u00a0", "\u2009", "\u3000"]
+_AFTER = ["", "a", "Z", "7", "!", "'", "é", "字", "_", "👋"]
+
+
+@given(st.lists(st.sampled_from(_WHITE), min_size=1, max_size=6), st.sampled_from(_AFTER))
+@settings(max_examples=300, deadline=None)
+def test_whitespace_chunks_are_the_lookahead_chunks(run: list[str], following: str) -> None:
+    text = "".join(run)
+    chunks = split(text + following, GPT2_SPLIT_PATTERN)
+    if following:  # drop the chunk that holds the following character
+        assert following in chunks[-1]
+        chunks = chunks[:-1]
+    assert patterns.whitespace_chunks(text, following) == chunks
+
+
+@pytest.mark.parametrize(
+    ("run", "following"),
+    [("", "a"), ("a", ""), (" x", "a"), (" ", "ab"), (" ", " "), (" ", "\n"), (None, "")],
+)
+def test_whitespace_chunks_refuses_what_is_not_a_run(run, following) -> None:
+    with pytest.raises(ValueError, match="run must be|following must be"):
+        patterns.whitespace_chunks(run, following)

@@ -8,7 +8,15 @@ from html.parser import HTMLParser
 import pytest
 import tiktoken
 
-from tokcourse.course.viz import PALETTE, TokenView, show_tokens, token_spans, visible
+from tokcourse.course.chunks import show_chunks
+from tokcourse.course.viz import (
+    PALETTE,
+    TokenView,
+    show_tokens,
+    token_spans,
+    visible,
+)
+from tokcourse.patterns import GPT2_SPLIT_PATTERN, SPLIT_PATTERNS, split
 
 # "gpt2" needs the offline assets; r50k_base holds the same ranks and is always available.
 ENCODINGS = ("r50k_base", "cl100k_base", "o200k_base")
@@ -315,3 +323,56 @@ def test_default_encodings_are_gpt2_gpt4_gpt4o():
     view = show_tokens("Hello world")
     assert list(view.counts) == ["gpt2", "cl100k_base", "o200k_base"]
     assert [s.id for s in view.rows[0].spans] == [15496, 995]
+
+
+# --- show_chunks: the split before BPE (chapter 04) ------------------------------------------
+
+
+@pytest.mark.parametrize("text", HARD_TEXTS)
+def test_chunks_are_the_split_and_one_span_each(text):
+    names = ["gpt2", "cl100k_base", "o200k_base"]
+    view = show_chunks(text, names)
+    assert [label for label, _ in view.rows] == names
+    for label, chunks in view.rows:
+        assert list(chunks) == split(text, SPLIT_PATTERNS[label])
+        assert "".join(chunks) == text
+    parser = _parse(view)
+    assert len(parser.tokens) == sum(view.counts.values())
+    shown = "".join(parser.text)
+    for char, marker in (" ", "·"), ("\n", "↵"), ("\t", "→"):
+        assert (marker in shown) == (char in text)
+
+
+def test_chunks_accept_names_patterns_and_labels():
+    text = "a   b"
+    assert show_chunks(text, "gpt2").counts == {"gpt2": 3}
+    assert show_chunks(text, GPT2_SPLIT_PATTERN).counts == {"pattern": 3}
+    by_label = show_chunks(text, {"GPT-2": "gpt2", "words": r"\S+|\s+"})
+    assert by_label.rows == (("GPT-2", ("a", "  ", " b")), ("words", ("a", "   ", "b")))
+    assert str(by_label).splitlines() == ["GPT-2: 3 chunks", "  a│··│·b", "words: 3 chunks",
+                                          "  a│···│b"]  # fmt: skip
+
+
+def test_chunks_refuse_bad_input_by_name():
+    with pytest.raises(ValueError, match=r"skips 'b'"):
+        show_chunks("ab", r"a")
+    with pytest.raises(ValueError, match="patterns is empty"):
+        show_chunks("ab", [])
+    with pytest.raises(TypeError, match="a pattern must be a str"):
+        show_chunks("ab", [None])
+    with pytest.raises(TypeError, match="text must be a str"):
+        show_chunks(b"ab", "gpt2")
+
+
+def test_chunk_html_is_escaped_scoped_and_coloured():
+    text = "<b>&amp;</b> one two three four five six seven eight nine ten"
+    html = show_chunks(text, "gpt2")._repr_html_()
+    assert "<b>" not in html.replace("<b>gpt2</b>", "") and "&lt;" in html and "&amp;" in html
+    assert not re.search(r"https?://|<script|@import|url\(", html)
+    parser = _parse(show_chunks(text, "gpt2"))
+    colours = [re.search(r"background:(#[0-9a-f]{6})", t["style"]).group(1) for t in parser.tokens]
+    assert len(colours) > len(PALETTE) and all(
+        a != b for a, b in zip(colours, colours[1:], strict=False)
+    )
+    assert all(t["title"].startswith(f"chunk {i} · ") for i, t in enumerate(parser.tokens))
+    assert html == show_chunks(text, "gpt2")._repr_html_()  # stable for the book's builds

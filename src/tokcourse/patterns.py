@@ -30,7 +30,10 @@ __all__ = [
     "compile_pattern",
     "compile_trusted",
     "expanded_size",
+    "first_split_difference",
     "split",
+    "split_gpt2",
+    "whitespace_chunks",
 ]
 
 # Notation used below (all from the `regex` module, which knows Unicode properties):
@@ -278,4 +281,73 @@ def split(text: str, pattern: str | regex.Pattern | TimedPattern = GPT4_SPLIT_PA
             f"split pattern {compiled.pattern!r} skips {text[end:]!r:.40} at position {end} of "
             "the text; a split pattern must match every character"
         )
+    return chunks
+
+
+def split_gpt2(text: str) -> list[str]:
+    """Cut ``text`` into GPT-2's chunks (the ``r50k_base`` / ``gpt2`` pattern), as tiktoken does.
+
+    The pattern is the seven alternatives of ``GPT2_SPLIT_PATTERN``, tried left to right at
+    every position; ``split`` checks that the chunks cover the whole text.
+
+    >>> split_gpt2("I'm   here, DON'T!")
+    ['I', "'m", '  ', ' here', ',', ' DON', "'", 'T', '!']
+    """
+    return split(text, GPT2_SPLIT_PATTERN)
+
+
+def first_split_difference(
+    text: str, pattern_a: str = GPT2_SPLIT_PATTERN, pattern_b: str = GPT4_SPLIT_PATTERN
+) -> int | None:
+    """The first position where two patterns cut ``text`` differently, or ``None``.
+
+    A split is the set of positions (character offsets) where its chunks end. The answer is
+    the smallest offset that ends a chunk under one pattern and not under the other, i.e.
+    where the two chunk lists first part ways. GPT-2's and GPT-4's patterns by default.
+
+    >>> first_split_difference("say 12345")  # GPT-2: ' 12345'; GPT-4: ' ', '123', '45'
+    4
+    >>> first_split_difference("hello world") is None
+    True
+    """
+    ends = []
+    for pattern in (pattern_a, pattern_b):
+        cuts, offset = set(), 0
+        for chunk in split(text, pattern):
+            offset += len(chunk)
+            cuts.add(offset)
+        ends.append(cuts)
+    differ = ends[0] ^ ends[1]
+    return min(differ) if differ else None
+
+
+def whitespace_chunks(run: str, following: str = "") -> list[str]:
+    """The chunks GPT-2's pattern makes of a run of white space, computed without a lookahead.
+
+    ``run`` is one or more white-space characters; ``following`` is the character after it,
+    which is not white space (``""`` when the run ends the text). Subtle: ``\\s+(?!\\S)``
+    matches the run minus its last character, which is left for the next chunk; the word,
+    number or punctuation alternatives take it only if it is a plain space (`` ?``), so any
+    other last character (a newline, a tab) becomes a chunk of its own (``\\s``). A run that
+    ends the text stays whole (``\\s++$``).
+
+    >>> whitespace_chunks("   ", "w")  # the third space goes with the word: ' w'
+    ['  ']
+    >>> whitespace_chunks("  \\n", "w")
+    ['  ', '\\n']
+    >>> whitespace_chunks("   ")
+    ['   ']
+    """
+    if not isinstance(run, str) or not regex.fullmatch(r"\s+", run):
+        raise ValueError(f"run must be one or more white-space characters, got {run!r:.60}")
+    if not isinstance(following, str) or len(following) > 1 or regex.match(r"\s", following):
+        raise ValueError(
+            f"following must be one character that is not white space, or '', got {following!r:.60}"
+        )
+    if not following:
+        return [run]  # \s++$: white space that runs to the end of the text stays whole
+    body, last = run[:-1], run[-1]
+    chunks = [body] if body else []  # \s+(?!\S): all but the last character
+    if last != " ":
+        chunks.append(last)  # only a plain space can join the next chunk; the rest is \s
     return chunks

@@ -23,7 +23,8 @@ An "encoding" is any of: a tiktoken encoding name (``"gpt2"``, ``"cl100k_base"``
 ``decode_single_token_bytes``), or one of the course's own tokenizers (anything with
 ``encode`` and a ``vocab: dict[int, bytes]``, optionally ``special_tokens: dict[str, int]``).
 
-Merge trees are drawn by :mod:`tokcourse.course.forest`.
+The chunks of a split pattern (the step before BPE) are drawn by :mod:`tokcourse.course.chunks`,
+merge trees by :mod:`tokcourse.course.forest`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Regex pre-tokenization (chapter 04): split.
+"""Regex pre-tokenization (chapter 04): split_gpt2, first_split_difference, whitespace_chunks.
+
+``split`` (GPT-4's pattern) is kept for the chapters that build a GPT-4 tokenizer.
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -11,7 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from tokcourse import patterns
-from tokcourse.course.exercises import STR, Case, Entry, Exercise, list_of
+from tokcourse.course.answers import _a
+from tokcourse.course.exercises import INT, STR, Case, Entry, Exercise, Returns, list_of
 
 # --- split (GPT-4's pattern) -------------------------------------------------------------------
 
@@ -110,6 +113,227 @@ def _split_hint_gpt2(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
+# --- split_gpt2 (GPT-2's pattern, chapter 04's exercise) ----------------------------------------
+
+_GPT2_TEXTS = (
+    "",
+    "hello world",
+    "I'm here, you're there",
+    "she'll've",
+    "DON'T",
+    "I’m",
+    "1999 and 12345678",
+    "a   b",
+    "x  ",
+    "a\n\n\nb",
+    "  \tindented",
+    "hi  \n  there",
+    "line\r\nnext",
+    "def f():\n    return 1\n",
+    "안녕하세요 👋 Ünïcödé",
+    "$$$ !!! ... 'quoted'",
+    "snake_case x2 3rd",
+    "a\u00a0b \u3000c",
+)
+
+
+def _split_gpt2_cases() -> Iterator[Case]:
+    for text in _GPT2_TEXTS:
+        yield Case((text,))
+    rng = random.Random(4)
+    for _ in range(120):
+        yield Case(("".join(rng.choice(_SPLIT_PIECES) for _ in range(rng.randrange(1, 8))),))
+
+
+def _ascii_letters(pattern: str) -> str:
+    """``pattern`` with ASCII letters where it says ``\\p{L}`` (a classic mistake)."""
+    return pattern.replace(r"\p{L}++", "[a-zA-Z]++").replace(r"\p{L}\p{N}", r"a-zA-Z\p{N}")
+
+
+def _split_or_none(text: str, pattern: str) -> list[str] | None:
+    try:
+        return patterns.split(text, pattern)
+    except ValueError:  # the variant skips characters: not what the student did
+        return None
+
+
+def _split_gpt2_hint_variants(case: Case, expected: Any, got: Any) -> str | None:
+    (text,) = case.args
+    gpt2 = patterns.GPT2_SPLIT_PATTERN
+    variants = (  # (a pattern making this mistake, what to say when the answer matches it)
+        (
+            patterns.GPT4_SPLIT_PATTERN,
+            "that is GPT-4's pattern (cl100k_base), chapter 05's subject; this exercise is "
+            "GPT-2's (tiktoken.get_encoding('gpt2')._pat_str).",
+        ),
+        (
+            gpt2.replace("'(?:", "'(?i:"),
+            'GPT-2\'s contractions are lower case only: "DON\'T" is "DON", "\'", "T" '
+            "(case-insensitive contractions are GPT-4's fix).",
+        ),
+        (
+            gpt2.replace(r"\s+(?!\S)|", r"\s+|"),
+            "a run of white space before a word leaves its last space to the word: "
+            "\\s+(?!\\S), not \\s+. \"a   b\" is 'a', '  ', ' b'.",
+        ),
+        (
+            _ascii_letters(gpt2),
+            "letters are \\p{L}, the letters of every script, not [a-zA-Z]: with ASCII "
+            'letters only, "Ünïcödé" falls apart into punctuation chunks.',
+        ),
+        (
+            gpt2.replace(r" ?\p{L}++", r" ?\w++"),
+            "a word is \\p{L}+, letters only: \\w also takes digits and '_', which GPT-2 "
+            "keeps out of words (\"x2\" is 'x', '2').",
+        ),
+    )
+    said = [say for pattern, say in variants if got == _split_or_none(text, pattern)]
+    if len(said) > 1 and said[0] == variants[0][1]:
+        said = said[1:]  # a smaller mistake explains the answer better than "the wrong pattern"
+    return " Also: ".join(said) or None
+
+
+# --- first_split_difference ----------------------------------------------------------------------
+
+
+def _optional_int_problem(value: Any) -> str | None:
+    if value is None or INT.problem(value) is None:
+        return None
+    return _a(value)
+
+
+OPTIONAL_INT = Returns("an int or None", _optional_int_problem)
+
+
+def _first_difference_cases() -> Iterator[Case]:
+    for text in (
+        "",
+        "hello world",
+        "say 12345",
+        "1234",
+        "123",
+        "DON'T",
+        "don't",
+        "a\n\nb",
+        "hi\n",
+        "x  \n y",
+        "(hello)",
+        "$hello",
+        "Ünïcödé 안녕",
+        "I'M 42",
+    ):
+        yield Case((text,))
+    rng = random.Random(11)
+    for _ in range(120):
+        yield Case(("".join(rng.choice(_SPLIT_PIECES) for _ in range(rng.randrange(1, 7))),))
+
+
+def _first_difference_hint(case: Case, expected: Any, got: Any) -> str | None:
+    (text,) = case.args
+    if expected is None and got is not None:
+        return (
+            "the two splits are identical here: return None when every chunk boundary is the "
+            "same under both patterns."
+        )
+    if expected is not None and got is None:
+        return "the splits differ here, so the answer is a position, not None."
+    a = patterns.split(text, patterns.GPT2_SPLIT_PATTERN)
+    b = patterns.split(text, patterns.GPT4_SPLIT_PATTERN)
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), None)
+    if i is None or not isinstance(got, int):
+        return None
+    start = len("".join(a[:i]))
+    if got == i == start:
+        return (
+            f"{got} is the index of the first differing chunk, and also where the differing "
+            "chunks start, a cut both splits make. The first cut they disagree on is where "
+            "the shorter of the two chunks ends (a character offset)."
+        )
+    if got == i:
+        return (
+            f"{got} is the index of the first differing chunk; the answer is a position in "
+            "the text (a character offset)."
+        )
+    if got == start:
+        return (
+            f"{got} is where the first differing chunks start, and both splits cut there. "
+            "The first cut they disagree on is where the shorter of the two chunks ends."
+        )
+    if got == len(text[:expected].encode("utf-8")):
+        return "that is an offset in UTF-8 bytes; count characters of the str instead."
+    if got in (start + len(a[i]), start + len(b[i])):
+        return (
+            f"{got} is where one of the two differing chunks ends. The first cut the splits "
+            "disagree on is the earlier end: where the shorter of the two chunks ends."
+        )
+    return None
+
+
+# --- whitespace_chunks ---------------------------------------------------------------------------
+
+_WS = (" ", " ", " ", "\t", "\n", "\r", "\u00a0", "\u3000")
+_FOLLOWING = ("", "w", "7", "!", "'", "é", "字")
+
+
+def _whitespace_cases() -> Iterator[Case]:
+    for run, following in (
+        (" ", "w"),
+        ("  ", "w"),
+        ("   ", "w"),
+        ("   ", ""),
+        (" ", ""),
+        ("\n", "w"),
+        ("  \n", "w"),
+        ("\n ", "w"),
+        ("\t", "7"),
+        ("\r\n", "!"),
+        ("    ", "'"),
+        (" \u00a0", "é"),
+    ):
+        yield Case((run, following))
+    rng = random.Random(12)
+    for _ in range(100):
+        run = "".join(rng.choice(_WS) for _ in range(rng.randrange(1, 6)))
+        yield Case((run, rng.choice(_FOLLOWING)))
+
+
+def _whitespace_hint(case: Case, expected: Any, got: Any) -> str | None:
+    run, following = case.args
+    if not isinstance(got, list):
+        return None
+    if "" in got:
+        return (
+            "an empty chunk: a single space before a word belongs entirely to the word's chunk "
+            "(' w'), so nothing of the run is left: return []."
+        )
+    if not following and got != [run]:
+        return (
+            "nothing follows the run (following is ''): the whole run is one chunk "
+            "(\\s++$ takes white space up to the end of the text)."
+        )
+    if following and got == [run] == [*expected, " "]:
+        return (
+            "the run's last character is left for what follows, and a final plain space "
+            "joins the chunk after the run (' w'): it is not a chunk of the run."
+        )
+    if following and run[-1] == " " and got == [*expected, " "]:
+        return (
+            "a final plain space joins the chunk after the run (' w', ' 7', ' !'): it is not "
+            "a chunk of the run."
+        )
+    if following and run[-1] != " " and got == expected[:-1]:
+        return (
+            f"the last character {run[-1]!r} is not a plain space, so ' ?\\p{{L}}' and friends "
+            "cannot take it: it becomes a chunk of its own (the \\s alternative)."
+        )
+    if following and got == [run]:
+        return (
+            "the run's last character is left for what follows: \\s+(?!\\S) stops one "
+            "character before a non-space."
+        )
+    return None
+
+
 #: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
 #: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
@@ -122,6 +346,38 @@ EXERCISES: dict[str, Entry] = {
             normalize=list,
             returns=list_of(STR),
             hints=(_split_hint_coverage, _split_hint_variants, _split_hint_gpt2),
+        ),
+    ),
+    "split_gpt2": Entry(
+        "split_gpt2(text) -> chunks",
+        lambda: Exercise(
+            "split_gpt2",
+            patterns.split_gpt2,
+            _split_gpt2_cases,
+            normalize=list,
+            returns=list_of(STR),
+            hints=(_split_hint_coverage, _split_gpt2_hint_variants),
+        ),
+    ),
+    "first_split_difference": Entry(
+        "first_split_difference(text) -> position or None",
+        lambda: Exercise(
+            "first_split_difference",
+            patterns.first_split_difference,
+            _first_difference_cases,
+            returns=OPTIONAL_INT,
+            hints=(_first_difference_hint,),
+        ),
+    ),
+    "whitespace_chunks": Entry(
+        "whitespace_chunks(run, following) -> chunks",
+        lambda: Exercise(
+            "whitespace_chunks",
+            patterns.whitespace_chunks,
+            _whitespace_cases,
+            normalize=list,
+            returns=list_of(STR),
+            hints=(_whitespace_hint,),
         ),
     ),
 }
