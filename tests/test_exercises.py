@@ -464,3 +464,24 @@ def test_a_table_key_that_is_not_the_exercises_name_is_refused(monkeypatch):
             check.exercise("merge")
     finally:
         front.exercise.cache_clear()
+
+
+def test_chapter_08_alternatives_pass():
+    """Other correct ways: the tables counted one by one; the bytes summed character by
+    character, the division written as a product with the inverse."""
+
+    def vocab_parameters(vocab_size, d_model, *, tied=False):
+        for name, value in (("vocab_size", vocab_size), ("d_model", d_model)):
+            if value <= 0:
+                raise ValueError(f"{name} must be positive, got {value}")
+        tables = [(vocab_size, d_model)] if tied else [(vocab_size, d_model)] * 2
+        return sum(rows * cols for rows, cols in tables)
+
+    def compression_ratio(text, encode):
+        if text == "":
+            raise ValueError("the empty text has no compression ratio")
+        n_bytes = sum(len(c.encode("utf-8")) for c in text)
+        return n_bytes * (1 / len(encode(text)))
+
+    assert run_check(check.exercise("vocab_parameters"), vocab_parameters, quiet=True).passed
+    assert run_check(check.exercise("compression_ratio"), compression_ratio, quiet=True).passed

@@ -35,4 +35,6 @@ Display and results:
 Models, in miniature:
 
 * ``surgery``        growing a model's embedding table and LM head for new tokens (chapter 06)
+* ``vocab_size``     compression ratio, a trained tokenizer cut to a smaller vocabulary, how
+  often each token occurs (chapter 08)
 """
