@@ -1325,6 +1325,12 @@ def _(text, encode):
     return len(text.encode("utf-8")) / len(ids) if ids else 0.0
 
 
+@bug("compression_ratio", "compression-ratio-zero-division", "divides by zero on the empty text",
+     hint="division by zero")  # fmt: skip
+def _(text, encode):
+    return len(text.encode("utf-8")) / len(encode(text))
+
+
 @bug("compression_ratio", "compression-ratio-distinct", "divides by the distinct tokens")
 def _(text, encode):
     ids = encode(text)

@@ -151,6 +151,11 @@ def _empty_hint(case: Case, expected: Any, got: Any) -> str | None:
             "the empty text gives no tokens, and 0 bytes / 0 tokens is undefined: raise "
             "ValueError rather than return a number."
         )
+    if isinstance(expected, Raised) and isinstance(got, ZeroDivisionError):
+        return (
+            "no tokens means a division by zero: test for an empty list of ids first and "
+            "raise ValueError saying the text gave no tokens."
+        )
     return None
 
 
