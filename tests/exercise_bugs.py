@@ -1326,7 +1326,7 @@ def _(text, encode):
 
 
 @bug("compression_ratio", "compression-ratio-zero-division", "divides by zero on the empty text",
-     hint="division by zero")  # fmt: skip
+     hint="test for an empty list of ids")  # fmt: skip
 def _(text, encode):
     return len(text.encode("utf-8")) / len(encode(text))
 
