@@ -106,6 +106,7 @@ SP_FRAGMENTS = [
 sp_piece = st.one_of(
     st.sampled_from(SP_FRAGMENTS),
     st.text(alphabet=" \t\n\r", min_size=1, max_size=12),  # whitespace runs
+    st.text(alphabet=".*-=!a", min_size=3, max_size=10),  # runs with equal-score pairs: ties
     st.characters(codec="utf-8"),
     st.text(st.characters(codec="utf-8"), max_size=6),
     st.text(st.characters(min_codepoint=0x300, max_codepoint=0x36F), min_size=1, max_size=3),
@@ -181,6 +182,9 @@ def _slow_gate(request: pytest.FixtureRequest) -> None:
         "▁▁▁▁▁▁▁▁▁",
         "12345",
         "\ufffd",
+        "......",  # ties: '..' + '..' twice; the leftmost goes first ('▁', '....', '..')
+        ".....",
+        "*****",
     ],
 )
 def test_edge_cases(text: str) -> None:
