@@ -1,7 +1,9 @@
 """Our SentencePiece BPE gives sentencepiece's ids and text, exactly, on the Mistral 7B v1 model.
 
 Default run: botchan line by line, every translated message of every Sphinx catalogue, and a
-few hundred Hypothesis strings and id lists. Big run (``make test-full``):
+couple of hundred Hypothesis strings and id lists. Big run (``make test-full``): botchan in one
+piece, every code point in a few contexts, and ``TOKCOURSE_PARITY_EXAMPLES`` Hypothesis strings
+and id lists:
 
     TOKCOURSE_PARITY_EXAMPLES=50000 pytest tests/test_sentencepiece_parity.py -m "slow or not slow"
 """
@@ -129,30 +131,73 @@ ids = st.lists(
 )
 
 
-@settings(max_examples=PARITY_EXAMPLES, deadline=None)
+SMALL_FUZZ = min(PARITY_EXAMPLES, 200)
+
+
+@settings(max_examples=SMALL_FUZZ, deadline=None)
 @given(sp_text)
 def test_fuzz_encode(text: str) -> None:
     assert_same(text, "fuzz")
 
 
-@settings(max_examples=PARITY_EXAMPLES, deadline=None)
+@settings(max_examples=SMALL_FUZZ, deadline=None)
 @given(ids)
 def test_fuzz_decode(id_list: list[int]) -> None:
     assert ours().decode(id_list) == theirs().decode(id_list)
 
 
 @pytest.mark.slow
-@settings(max_examples=PARITY_EXAMPLES * 20, deadline=None)
-@given(sp_text)
-def test_fuzz_encode_large(text: str) -> None:
-    assert_same(text, "large fuzz")
+def test_fuzz_encode_large(record_property) -> None:
+    seen = []
+
+    @settings(max_examples=PARITY_EXAMPLES, deadline=None)
+    @given(sp_text)
+    def check(text: str) -> None:
+        seen.append(len(text))
+        assert_same(text, "large fuzz")
+
+    check()
+    record_property("strings", len(seen))
+    assert len(seen) >= PARITY_EXAMPLES  # the run covered as many strings as it claims
 
 
 @pytest.mark.slow
-@settings(max_examples=PARITY_EXAMPLES * 20, deadline=None)
-@given(ids)
-def test_fuzz_decode_large(id_list: list[int]) -> None:
-    assert ours().decode(id_list) == theirs().decode(id_list)
+def test_fuzz_decode_large() -> None:
+    seen = []
+
+    @settings(max_examples=PARITY_EXAMPLES, deadline=None)
+    @given(ids)
+    def check(id_list: list[int]) -> None:
+        seen.append(len(id_list))
+        assert ours().decode(id_list) == theirs().decode(id_list)
+
+    check()
+    assert len(seen) >= PARITY_EXAMPLES
+
+
+@pytest.mark.slow
+def test_every_code_point() -> None:
+    """Each of the 1,112,064 code points in a few contexts (batched, bisected on failure)."""
+    contexts = ["a{c}a", " {c}{c}", "{c}\n", "{c}  {c}"]
+
+    def text(cps: list[int]) -> str:
+        return "".join(f.format(c=chr(c)) for c in cps for f in contexts)
+
+    bad: list[int] = []
+
+    def check(cps: list[int]) -> None:
+        if ours().encode(text(cps)) == theirs().encode(text(cps)):
+            return
+        if len(cps) == 1:
+            bad.append(cps[0])
+            return
+        check(cps[: len(cps) // 2])
+        check(cps[len(cps) // 2 :])
+
+    cps = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    for i in range(0, len(cps), 512):
+        check(cps[i : i + 512])
+    assert bad == [], [f"U+{c:04X}" for c in bad[:50]]
 
 
 @pytest.fixture(autouse=True)
