@@ -30,7 +30,7 @@ from tokcourse.sentencepiece_bpe import (
     piece_byte,
 )
 
-from ._parity import FRAGMENTS, PARITY_EXAMPLES, require_slow
+from ._parity import FRAGMENTS, PARITY_EXAMPLES, hostile_texts, require_slow
 
 
 @functools.cache
@@ -323,3 +323,51 @@ def test_errors_name_the_bad_value() -> None:
         byte_piece(256)
     with pytest.raises(ValueError, match="'▁a'"):
         decode_byte_pieces(["<0x41>", "▁a"])
+
+
+# ---------------------------------------------------------------------------- work
+class CountingScores(dict):
+    """A score table that counts lookups: the work of a merge loop, never timed."""
+
+    lookups = 0
+
+    def get(self, key, default=None):
+        CountingScores.lookups += 1
+        return super().get(key, default)
+
+
+def _heap_pushes(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    import heapq
+
+    count = 0
+    real = heapq.heappush
+
+    def counting(heap, item):
+        nonlocal count
+        count += 1
+        real(heap, item)
+
+    monkeypatch.setattr(heapq, "heappush", counting)
+    ours().encode(text)
+    monkeypatch.undo()
+    return count
+
+
+@pytest.mark.parametrize("shape", sorted(hostile_texts(10)))
+def test_encode_does_near_linear_work(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    small = _heap_pushes(hostile_texts(2_000, seed=1)[shape], monkeypatch)
+    large = _heap_pushes(hostile_texts(8_000, seed=1)[shape], monkeypatch)
+    assert large <= 4 * small * 1.25 + 50, (shape, small, large)
+
+
+def test_the_work_measure_sees_a_quadratic_loop() -> None:
+    tok = ours()
+    scores = CountingScores(zip(tok.pieces, tok.scores, strict=True))
+
+    def lookups(n: int) -> int:
+        CountingScores.lookups = 0
+        merge_by_score(list(tok.normalize("ab" * n)), scores)
+        return CountingScores.lookups
+
+    assert lookups(400) > 10 * lookups(100)  # the plain loop rescans: four times the text,
+    # far more than four times the lookups (it would fail the linear test above)
