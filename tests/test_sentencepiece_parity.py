@@ -319,6 +319,11 @@ def test_errors_name_the_bad_value() -> None:
         tok.decode([32_000])
     with pytest.raises(IndexError, match="-1"):
         tok.decode([-1])
+    with pytest.raises(TypeError, match="not float"):
+        tok.decode([1.0])  # type: ignore[list-item]
+    import numpy as np
+
+    assert tok.decode(np.array([22557, 1526])) == "Hello world"
     with pytest.raises(ValueError, match="256"):
         byte_piece(256)
     with pytest.raises(ValueError, match="'▁a'"):
@@ -371,3 +376,55 @@ def test_the_work_measure_sees_a_quadratic_loop() -> None:
 
     assert lookups(400) > 10 * lookups(100)  # the plain loop rescans: four times the text,
     # far more than four times the lookups (it would fail the linear test above)
+
+
+# ---------------------------------------------------------------------------- other settings
+@functools.cache
+def trained(variant: str) -> bytes:
+    """A small model trained on botchan with identity normalization and one setting changed."""
+    import io
+
+    options = dict(
+        model_type="bpe", vocab_size=600, character_coverage=1.0, byte_fallback=True,
+        normalization_rule_name="identity", add_dummy_prefix=True,
+        remove_extra_whitespaces=False, allow_whitespace_only_pieces=True, split_digits=True,
+        num_threads=1, minloglevel=2,
+    )  # fmt: skip
+    changes = {
+        "no byte fallback": {"byte_fallback": False},
+        "remove extra whitespaces": {"remove_extra_whitespaces": True},
+        "no dummy prefix": {"add_dummy_prefix": False},
+        "spaces not escaped": {},
+    }[variant]
+    out = io.BytesIO()
+    lines = assets.botchan_text().splitlines()[:1500] + ["안녕 하세요", "  🤗  ", "a\tb"]
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=out, **(options | changes)
+    )
+    if variant != "spaces not escaped":
+        return out.getvalue()
+    proto = pb.ModelProto.FromString(out.getvalue())
+    proto.normalizer_spec.escape_whitespaces = False
+    return proto.SerializeToString()
+
+
+VARIANTS = ["no byte fallback", "remove extra whitespaces", "no dummy prefix", "spaces not escaped"]
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_other_settings(variant: str) -> None:
+    data = trained(variant)
+    sp, tok = spm.SentencePieceProcessor(model_proto=data), SentencePieceBPE(data)
+    texts = ["", " ", "   a  b   ", "\t x \n", "안녕하세요 🤗 ꙮ", "ꙮꙮ ꙮ", "▁x▁", " ▁", "▁ "]
+    texts += assets.botchan_text().splitlines()[1500:1800]
+    for text in texts:
+        assert tok.encode(text) == sp.encode(text), (variant, text)
+        assert tok.decode(sp.encode(text)) == sp.decode(sp.encode(text)), (variant, text)
+
+    @settings(max_examples=SMALL_FUZZ // 2, deadline=None)
+    @given(sp_text, st.lists(st.integers(0, sp.vocab_size() - 1), max_size=12))
+    def check(text: str, id_list: list[int]) -> None:
+        assert tok.encode(text) == sp.encode(text)
+        assert tok.decode(id_list) == sp.decode(id_list)
+
+    check()

@@ -26,6 +26,7 @@ whitespace as a suffix, user-defined symbols), naming the field that made us ref
 from __future__ import annotations
 
 import heapq
+import operator
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -272,19 +273,31 @@ class SentencePieceBPE:
 
     @property
     def vocab_size(self) -> int:
+        """How many pieces the model has (ids ``0 .. vocab_size - 1``)."""
         return len(self.pieces)
 
+    def __repr__(self) -> str:
+        return f"SentencePieceBPE({len(self.pieces)} pieces, byte_fallback={self.byte_fallback})"
+
     def piece_to_id(self, piece: str) -> int:
-        """sentencepiece's PieceToId: reserved pieces first, then normal ones, else ``<unk>``."""
+        """sentencepiece's PieceToId: reserved pieces first, then normal ones, else ``<unk>``.
+
+        Unknown strings give the ``<unk>`` id, as in sentencepiece (no error).
+        """
         found = self._reserved.get(piece)
         if found is None:
             found = self._normal.get(piece, self.unk_id)
         return found
 
     def id_to_piece(self, idx: int) -> str:
-        if not isinstance(idx, int) or not 0 <= idx < len(self.pieces):
+        """The piece with id ``idx``; IndexError (naming it) outside ``0 .. vocab_size - 1``."""
+        try:
+            i = operator.index(idx)  # ints and numpy integers, not floats or strings
+        except TypeError:
+            raise TypeError(f"ids are ints, not {type(idx).__name__}: {idx!r}") from None
+        if not 0 <= i < len(self.pieces):
             raise IndexError(f"id {idx!r} is out of range 0..{len(self.pieces) - 1}")
-        return self.pieces[idx]
+        return self.pieces[i]
 
     # --- encode ----------------------------------------------------------------------------
 
