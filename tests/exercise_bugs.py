@@ -1347,7 +1347,8 @@ def _(symbols, scores):
         symbols = out
 
 
-@bug("merge_by_score", "merge-score-one-pass", "one left-to-right pass, never looks again")
+@bug("merge_by_score", "merge-score-one-pass", "one left-to-right pass, never looks again",
+     hint="wherever the pair is")  # fmt: skip
 def _(symbols, scores):
     out = []
     for s in symbols:

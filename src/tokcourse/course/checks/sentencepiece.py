@@ -173,12 +173,36 @@ def _merge_hint(case: Case, expected: Any, got: Any) -> str | None:
             "merge one pair at a time, then look at the new neighbours again: after one "
             "merge a better pair may appear that uses a symbol of the next occurrence."
         )
-    if got == _merge_variant(symbols, scores, low=True):
+    low = got == _merge_variant(symbols, scores, low=True)
+    one_pass = got == _one_pass(symbols, scores)
+    if low and one_pass:  # this input cannot tell the two apart: name what both get wrong
+        return (
+            "the highest score wins, wherever the pair is: every step merges the pair with "
+            "the highest score in the whole list (-1.0 before -3.0), not the first mergeable "
+            "pair from the left and not the lowest score."
+        )
+    if low:
         return (
             "the highest score wins: scores are negative merge orders, so -1.0 is merged "
             "before -3.0 (take the max, not the min)."
         )
+    if one_pass:
+        return (
+            "one pass from left to right is not enough: after every merge look at all the "
+            "pairs again and merge the one with the highest score, wherever the pair is."
+        )
     return None
+
+
+def _one_pass(symbols: list[str], scores: dict) -> list[str]:
+    """The greedy wrong loop: merge into the previous symbol whenever the pair is a piece."""
+    out: list[str] = []
+    for s in symbols:
+        if out and out[-1] + s in scores:
+            out[-1] += s
+        else:
+            out.append(s)
+    return out
 
 
 # --- add_dummy_prefix ---------------------------------------------------------------------------
