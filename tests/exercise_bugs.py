@@ -24,6 +24,7 @@ import numpy as np
 import regex
 
 from tokcourse import bpe, fast_encode, fast_train, pretrained, special, tokenizer
+from tokcourse import sentencepiece_bpe as tokenizer_sp
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, split
 
 
@@ -1337,3 +1338,161 @@ def _(text, encode):
     if not ids:
         raise ValueError("no tokens")
     return len(text.encode("utf-8")) / len(set(ids))
+
+
+# --- chapter 07: SentencePiece ------------------------------------------------------------------
+
+
+@bug("byte_fallback_pieces", "byte-pieces-lower-hex", "writes the hex digits in lower case",
+     hint="upper case")  # fmt: skip
+def _(text):
+    return [f"<0x{b:02x}>" for b in text.encode("utf-8")]
+
+
+@bug("byte_fallback_pieces", "byte-pieces-unpadded", "drops the leading zero: '<0xA>'",
+     hint="two hex digits")  # fmt: skip
+def _(text):
+    return [f"<0x{b:X}>" for b in text.encode("utf-8")]
+
+
+@bug("byte_fallback_pieces", "byte-pieces-code-points", "one piece per code point, not per byte",
+     hint="UTF-8 *bytes*")  # fmt: skip
+def _(text):
+    return [f"<0x{ord(c):02X}>" for c in text]
+
+
+@bug("byte_fallback_pieces", "byte-pieces-latin1", "encodes with latin-1 where it can")
+def _(text):
+    try:
+        data = text.encode("latin-1")
+    except UnicodeEncodeError:
+        data = text.encode("utf-8")
+    return [f"<0x{b:02X}>" for b in data]
+
+
+@bug("byte_fallback_pieces", "byte-pieces-tuple", "returns a tuple", rule="type")
+def _(text):
+    return tuple(f"<0x{b:02X}>" for b in text.encode("utf-8"))
+
+
+def _piece_bytes(pieces):
+    return bytes(int(p[3:5], 16) for p in pieces)
+
+
+@bug("decode_byte_pieces", "decode-bytes-python-replace", "Python's errors='replace'",
+     hint="one U+FFFD per invalid")  # fmt: skip
+def _(pieces):
+    return _piece_bytes(pieces).decode("utf-8", errors="replace")
+
+
+@bug("decode_byte_pieces", "decode-bytes-strict", "decodes strictly: raises on invalid bytes",
+     hint="instead of failing")  # fmt: skip
+def _(pieces):
+    return _piece_bytes(pieces).decode("utf-8")
+
+
+@bug("decode_byte_pieces", "decode-bytes-ignore", "drops invalid bytes", hint="vanished")
+def _(pieces):
+    return _piece_bytes(pieces).decode("utf-8", errors="ignore")
+
+
+@bug("decode_byte_pieces", "decode-bytes-one-by-one", "decodes each byte piece on its own",
+     hint="join the bytes first")  # fmt: skip
+def _(pieces):
+    return "".join(bytes([int(p[3:5], 16)]).decode("utf-8", "replace") for p in pieces)
+
+
+def _merge_score_loop(symbols, scores, better):
+    symbols = list(symbols)
+    while True:
+        best, where = None, -1
+        for i in range(len(symbols) - 1):
+            score = scores.get(symbols[i] + symbols[i + 1])
+            if score is not None and (best is None or better(score, best)):
+                best, where = score, i
+        if best is None:
+            return symbols
+        symbols[where : where + 2] = [symbols[where] + symbols[where + 1]]
+
+
+@bug("merge_by_score", "merge-score-ties-right", "on a tie merges the rightmost pair (>=)",
+     hint="leftmost")  # fmt: skip
+def _(symbols, scores):
+    return _merge_score_loop(symbols, scores, lambda a, b: a >= b)
+
+
+@bug("merge_by_score", "merge-score-lowest", "merges the lowest score first",
+     hint="highest score wins")  # fmt: skip
+def _(symbols, scores):
+    return _merge_score_loop(symbols, scores, lambda a, b: a < b)
+
+
+@bug("merge_by_score", "merge-score-every-occurrence", "merges every occurrence of the best pair",
+     hint="one pair at a time")  # fmt: skip
+def _(symbols, scores):
+    symbols = list(symbols)
+    while True:
+        found = [(scores[a + b], a + b) for a, b in pairwise(symbols) if a + b in scores]
+        if not found:
+            return symbols
+        piece = max(found, key=lambda f: f[0])[1]
+        out, i = [], 0
+        while i < len(symbols):
+            if i + 1 < len(symbols) and symbols[i] + symbols[i + 1] == piece:
+                out.append(piece)
+                i += 2
+            else:
+                out.append(symbols[i])
+                i += 1
+        symbols = out
+
+
+@bug("merge_by_score", "merge-score-one-pass", "one left-to-right pass, never looks again",
+     hint="wherever the pair is")  # fmt: skip
+def _(symbols, scores):
+    out = []
+    for s in symbols:
+        if out and out[-1] + s in scores:
+            out[-1] += s
+        else:
+            out.append(s)
+    return out
+
+
+@bug("merge_by_score", "merge-score-in-place", "merges in the caller's list", rule="pure")
+def _(symbols, scores):
+    merged = tokenizer_sp.merge_by_score(symbols, scores)
+    symbols[:] = merged
+    return symbols
+
+
+@bug("add_dummy_prefix", "dummy-prefix-field-26", "reads TrainerSpec field 26",
+     hint="allow_whitespace_only_pieces")  # fmt: skip
+def _(data):
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    return pb.ModelProto.FromString(data).trainer_spec.allow_whitespace_only_pieces
+
+
+@bug("add_dummy_prefix", "dummy-prefix-hasfield", "HasField: whether written, not the value",
+     hint="HasField says whether")  # fmt: skip
+def _(data):
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    return pb.ModelProto.FromString(data).normalizer_spec.HasField("add_dummy_prefix")
+
+
+@bug("add_dummy_prefix", "dummy-prefix-neighbour", "reads remove_extra_whitespaces",
+     hint="field 4")  # fmt: skip
+def _(data):
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    return pb.ModelProto.FromString(data).normalizer_spec.remove_extra_whitespaces
+
+
+@bug("add_dummy_prefix", "dummy-prefix-int", "returns the raw byte of the field as an int",
+     rule="type")  # fmt: skip
+def _(data):
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    return int(pb.ModelProto.FromString(data).normalizer_spec.add_dummy_prefix)

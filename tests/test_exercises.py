@@ -485,3 +485,60 @@ def test_chapter_08_alternatives_pass():
 
     assert run_check(check.exercise("vocab_parameters"), vocab_parameters, quiet=True).passed
     assert run_check(check.exercise("compression_ratio"), compression_ratio, quiet=True).passed
+
+
+def test_chapter_07_alternatives_pass():
+    """Other correct ways: bytes() then hex(), a decoder that tries lengths, a heap merge loop,
+    the protobuf read with FromString."""
+    import heapq
+
+    def byte_fallback_pieces(text):
+        return ["<0x" + hex(b)[2:].upper().rjust(2, "0") + ">" for b in bytes(text, "utf-8")]
+
+    def decode_byte_pieces(pieces):
+        data = bytes(int(p[3:5], 16) for p in pieces)
+        out, i = "", 0
+        while i < len(data):
+            for n in (1, 2, 3, 4):  # the shortest prefix that decodes is the character
+                try:
+                    out += data[i : i + n].decode("utf-8")
+                    i += n
+                    break
+                except UnicodeDecodeError:
+                    continue
+            else:
+                out += "\ufffd"
+                i += 1
+        return out
+
+    def merge_by_score(symbols, scores):
+        syms, nxt = list(symbols), list(range(1, len(symbols))) + [-1]
+        prv = list(range(-1, len(symbols) - 1))
+        heap = []
+
+        def push(a, b):
+            if a >= 0 and b >= 0 and syms[a] + syms[b] in scores:
+                heapq.heappush(heap, (-scores[syms[a] + syms[b]], a, b, syms[a] + syms[b]))
+
+        for i in range(len(syms) - 1):
+            push(i, i + 1)
+        while heap:
+            _, a, b, piece = heapq.heappop(heap)
+            if not syms[a] or not syms[b] or syms[a] + syms[b] != piece or nxt[a] != b:
+                continue
+            syms[a], syms[b] = piece, ""
+            nxt[a] = nxt[b]
+            if nxt[b] >= 0:
+                prv[nxt[b]] = a
+            push(prv[a], a)
+            push(a, nxt[a])
+        return [s for s in syms if s]
+
+    def add_dummy_prefix(data):
+        from sentencepiece import sentencepiece_model_pb2 as pb
+
+        spec = pb.ModelProto.FromString(data).normalizer_spec
+        return spec.add_dummy_prefix is True
+
+    for fn in (byte_fallback_pieces, decode_byte_pieces, merge_by_score, add_dummy_prefix):
+        assert run_check(check.exercise(fn.__name__), fn, quiet=True).passed, fn.__name__

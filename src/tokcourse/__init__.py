@@ -22,6 +22,7 @@ a module imports only modules listed before it):
 * ``fast_train``  the incremental trainer: pair counts updated per merge (ch13)
 * ``basic``       the byte-level tokenizer; ``regex`` the one that splits first
 * ``pretrained``  GPT-2, GPT-4, GPT-4o from tiktoken's ranks; merge recovery
+* ``sentencepiece_bpe``  SentencePiece BPE from a ``.model`` file: sentencepiece's exact ids (ch07)
 
 :mod:`tokcourse.course` holds the course machinery a learner does not need to read: offline
 assets, exercise checks, display helpers, benchmark results (its docstring lists its modules).

@@ -10,6 +10,8 @@ module              chapter   exercises
 ``tiktoken_parity`` 05        byte_rank, recover_merge, encode_with_ranks,
                               encode_ordinary
 ``special_tokens``  06        encode_with_specials, add_token_rows
+``sentencepiece``   07        byte_fallback_pieces, decode_byte_pieces, merge_by_score,
+                              add_dummy_prefix
 ``vocab_size``      08        vocab_parameters, compression_ratio
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================
