@@ -485,3 +485,45 @@ def test_chapter_08_alternatives_pass():
 
     assert run_check(check.exercise("vocab_parameters"), vocab_parameters, quiet=True).passed
     assert run_check(check.exercise("compression_ratio"), compression_ratio, quiet=True).passed
+
+
+def test_chapter_09_alternatives_pass():
+    """Other correct ways: prefixes compared with zip from the end of the loop; every format
+    built by hand (json for the values only), the costs in a dict comprehension."""
+    import csv
+    import io
+    import json
+
+    def unstable_prefixes(text, encode):
+        full = encode(text)
+        found = []
+        for k in range(len(text), 0, -1):
+            ids = encode(text[:k])
+            if len(ids) > len(full) or any(a != b for a, b in zip(ids, full, strict=False)):
+                found.append(k)
+        return sorted(found)
+
+    def format_costs(records, encode):
+        if len(records) == 0:
+            raise ValueError("no records")
+        keys = list(records[0])
+        yaml_lines = []
+        for r in records:
+            for j, k in enumerate(keys):
+                yaml_lines.append(
+                    ("- " if j == 0 else "  ") + k + ": " + json.dumps(r[k], ensure_ascii=False)
+                )
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=keys, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        texts = {
+            "json": json.dumps(records, indent=2, ensure_ascii=False),
+            "compact_json": json.dumps(records, separators=(",", ":"), ensure_ascii=False),
+            "yaml": "\n".join(yaml_lines),
+            "csv": buffer.getvalue(),
+        }
+        return {name: len(encode(text)) for name, text in texts.items()}
+
+    assert run_check(check.exercise("unstable_prefixes"), unstable_prefixes, quiet=True).passed
+    assert run_check(check.exercise("format_costs"), format_costs, quiet=True).passed
