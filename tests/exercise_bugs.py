@@ -1496,3 +1496,185 @@ def _(data):
     from sentencepiece import sentencepiece_model_pb2 as pb
 
     return int(pb.ModelProto.FromString(data).normalizer_spec.add_dummy_prefix)
+
+
+# --- chapter 09: when tokenization bites --------------------------------------------------------
+
+
+@bug("unstable_prefixes", "unstable-prefixes-stable", "lists the stable lengths instead",
+     hint="those are the stable lengths")  # fmt: skip
+def _(text, encode):
+    full = encode(text)
+    return [k for k in range(1, len(text) + 1) if encode(text[:k]) == full[: len(encode(text[:k]))]]
+
+
+@bug("unstable_prefixes", "unstable-prefixes-index", "the index of the last character, not k",
+     hint="off by one")  # fmt: skip
+def _(text, encode):
+    full = encode(text)
+    out = []
+    for i in range(len(text)):
+        ids = encode(text[: i + 1])
+        if ids != full[: len(ids)]:
+            out.append(i)
+    return out
+
+
+@bug("unstable_prefixes", "unstable-prefixes-bytes", "prefixes of the UTF-8 bytes",
+     hint="counted in characters")  # fmt: skip
+def _(text, encode):
+    data, full = text.encode("utf-8"), encode(text)
+    out = []
+    for k in range(1, len(data) + 1):
+        ids = encode(data[:k].decode("utf-8", errors="ignore"))
+        if ids != full[: len(ids)]:
+            out.append(k)
+    return out
+
+
+@bug("unstable_prefixes", "unstable-prefixes-ignores-last", "compares all but the last token",
+     hint="the last token of the prefix")  # fmt: skip
+def _(text, encode):
+    full = encode(text)
+    out = []
+    for k in range(1, len(text) + 1):
+        ids = encode(text[:k])
+        if ids[:-1] != full[: len(ids) - 1]:
+            out.append(k)
+    return out
+
+
+@bug("unstable_prefixes", "unstable-prefixes-subset", "tests membership, not position")
+def _(text, encode):
+    full = set(encode(text))
+    return [k for k in range(1, len(text) + 1) if not set(encode(text[:k])) <= full]
+
+
+def _records_json(records, **options):
+    import json
+
+    if not records:
+        raise ValueError("no records")
+    return json.dumps(records, **options)
+
+
+def _rows(records, header=True):
+    keys = list(records[0])
+    return ([keys] if header else []) + [[r[k] for k in keys] for r in records]
+
+
+def _csv(records, **options):
+    import csv
+    import io
+
+    out = io.StringIO()
+    csv.writer(out, **options).writerows(_rows(records))
+    return out.getvalue()
+
+
+def _yaml(records, show):
+    keys = list(records[0])
+    lines = [
+        f"{'- ' if j == 0 else '  '}{k}: {show(r[k])}" for r in records for j, k in enumerate(keys)
+    ]
+    return "\n".join(lines)
+
+
+def _costs(encode, **texts):
+    return {name: len(encode(text)) for name, text in texts.items()}
+
+
+def _right_yaml(value):
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
+
+
+@bug("format_costs", "format-costs-ascii", "json.dumps's default ensure_ascii=True",
+     hint="ensure_ascii=False")  # fmt: skip
+def _(records, encode):
+    import json
+
+    return _costs(
+        encode,
+        json=_records_json(records, indent=2),
+        compact_json=_records_json(records, separators=(",", ":")),
+        yaml=_yaml(records, json.dumps),
+        csv=_csv(records, lineterminator="\n"),
+    )
+
+
+@bug("format_costs", "format-costs-crlf", "csv.writer's default line terminator",
+     hint="lineterminator")  # fmt: skip
+def _(records, encode):
+    return _costs(
+        encode,
+        json=_records_json(records, indent=2, ensure_ascii=False),
+        compact_json=_records_json(records, separators=(",", ":"), ensure_ascii=False),
+        yaml=_yaml(records, _right_yaml),
+        csv=_csv(records),
+    )
+
+
+@bug("format_costs", "format-costs-joined-csv", "CSV by joining values with commas",
+     hint="csv.writer quotes those")  # fmt: skip
+def _(records, encode):
+    _records_json(records)  # no records: ValueError
+    csv_text = "".join(",".join(map(str, row)) + "\n" for row in _rows(records))
+    return _costs(
+        encode,
+        json=_records_json(records, indent=2, ensure_ascii=False),
+        compact_json=_records_json(records, separators=(",", ":"), ensure_ascii=False),
+        yaml=_yaml(records, _right_yaml),
+        csv=csv_text,
+    )
+
+
+@bug("format_costs", "format-costs-plain-yaml", "YAML strings without quotes",
+     hint="strings in double quotes")  # fmt: skip
+def _(records, encode):
+    return _costs(
+        encode,
+        json=_records_json(records, indent=2, ensure_ascii=False),
+        compact_json=_records_json(records, separators=(",", ":"), ensure_ascii=False),
+        yaml=_yaml(records, str),
+        csv=_csv(records, lineterminator="\n"),
+    )
+
+
+@bug("format_costs", "format-costs-default-separators", "compact JSON with the default separators",
+     hint="separators=(',', ':')")  # fmt: skip
+def _(records, encode):
+    return _costs(
+        encode,
+        json=_records_json(records, indent=2, ensure_ascii=False),
+        compact_json=_records_json(records, ensure_ascii=False),
+        yaml=_yaml(records, _right_yaml),
+        csv=_csv(records, lineterminator="\n"),
+    )
+
+
+@bug("format_costs", "format-costs-characters", "counts characters, not tokens",
+     hint="length of the text in characters")  # fmt: skip
+def _(records, encode):
+    texts = {
+        "json": _records_json(records, indent=2, ensure_ascii=False),
+        "compact_json": _records_json(records, separators=(",", ":"), ensure_ascii=False),
+        "yaml": _yaml(records, _right_yaml),
+        "csv": _csv(records, lineterminator="\n"),
+    }
+    return {name: len(text) for name, text in texts.items()}
+
+
+@bug("format_costs", "format-costs-empty-brackets", "costs '[]' for no records",
+     hint="empty list of records")  # fmt: skip
+def _(records, encode):
+    if not records:
+        return {name: len(encode("[]")) for name in ("json", "compact_json", "yaml", "csv")}
+    return _costs(
+        encode,
+        json=_records_json(records, indent=2, ensure_ascii=False),
+        compact_json=_records_json(records, separators=(",", ":"), ensure_ascii=False),
+        yaml=_yaml(records, _right_yaml),
+        csv=_csv(records, lineterminator="\n"),
+    )

@@ -542,3 +542,45 @@ def test_chapter_07_alternatives_pass():
 
     for fn in (byte_fallback_pieces, decode_byte_pieces, merge_by_score, add_dummy_prefix):
         assert run_check(check.exercise(fn.__name__), fn, quiet=True).passed, fn.__name__
+
+
+def test_chapter_09_alternatives_pass():
+    """Other correct ways: prefixes compared with zip from the end of the loop; every format
+    built by hand (json for the values only), the costs in a dict comprehension."""
+    import csv
+    import io
+    import json
+
+    def unstable_prefixes(text, encode):
+        full = encode(text)
+        found = []
+        for k in range(len(text), 0, -1):
+            ids = encode(text[:k])
+            if len(ids) > len(full) or any(a != b for a, b in zip(ids, full, strict=False)):
+                found.append(k)
+        return sorted(found)
+
+    def format_costs(records, encode):
+        if len(records) == 0:
+            raise ValueError("no records")
+        keys = list(records[0])
+        yaml_lines = []
+        for r in records:
+            for j, k in enumerate(keys):
+                yaml_lines.append(
+                    ("- " if j == 0 else "  ") + k + ": " + json.dumps(r[k], ensure_ascii=False)
+                )
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=keys, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(records)
+        texts = {
+            "json": json.dumps(records, indent=2, ensure_ascii=False),
+            "compact_json": json.dumps(records, separators=(",", ":"), ensure_ascii=False),
+            "yaml": "\n".join(yaml_lines),
+            "csv": buffer.getvalue(),
+        }
+        return {name: len(encode(text)) for name, text in texts.items()}
+
+    assert run_check(check.exercise("unstable_prefixes"), unstable_prefixes, quiet=True).passed
+    assert run_check(check.exercise("format_costs"), format_costs, quiet=True).passed

@@ -37,4 +37,6 @@ Models, in miniature:
 * ``surgery``        growing a model's embedding table and LM head for new tokens (chapter 06)
 * ``vocab_size``     compression ratio, a trained tokenizer cut to a smaller vocabulary, how
   often each token occurs (chapter 08)
+* ``bites``          unstable prefixes, digit groups, records as JSON / YAML / CSV and their
+  token cost (chapter 09)
 """

@@ -13,6 +13,7 @@ module              chapter   exercises
 ``sentencepiece``   07        byte_fallback_pieces, decode_byte_pieces, merge_by_score,
                               add_dummy_prefix
 ``vocab_size``      08        vocab_parameters, compression_ratio
+``bites``           09        unstable_prefixes, format_costs
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================
 

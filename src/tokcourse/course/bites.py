@@ -1,0 +1,132 @@
+"""When tokenization bites (chapter 09): unstable prefixes, digit groups, formats and their cost.
+
+The chapter measures odd behaviours of real tokenizers; the pieces worth keeping live here:
+
+- :func:`unstable_prefixes`: where cutting a text leaves a token that the whole text would
+  not use (why a prompt should not end in the middle of a token, or in a space);
+- :func:`digit_groups`: how a tokenizer cuts a number into pieces, written ``"1+3"``;
+- :func:`render_records` and :func:`format_costs`: the same records as JSON, compact JSON,
+  YAML and CSV, and what each costs in tokens.
+
+Every function takes ``encode``, any function from a str to a list of token ids (for example
+``tiktoken.get_encoding("cl100k_base").encode_ordinary``), so it works for any tokenizer.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Sequence
+
+__all__ = ["FORMATS", "digit_groups", "format_costs", "render_records", "unstable_prefixes"]
+
+Encode = Callable[[str], list[int]]
+
+#: The formats of :func:`render_records`, in the order :func:`format_costs` reports them.
+FORMATS: tuple[str, ...] = ("json", "compact_json", "yaml", "csv")
+
+
+def unstable_prefixes(text: str, encode: Encode) -> list[int]:
+    """Every prefix length k (in characters) whose encoding is not a prefix of the text's.
+
+    For k = 1 .. len(text), compare ``encode(text[:k])`` with ``encode(text)``: the prefix is
+    *unstable* when its ids are not the first ids of the full encoding, that is when a prompt
+    cut after k characters ends in a token the full text does not contain there (usually the
+    last one: a word cut in half, or a space the next word would have carried). The full text
+    itself is always stable, and so is the empty prefix, which is not listed. Lengths come in
+    increasing order.
+
+    >>> unstable_prefixes("aa", lambda s: [len(s)])  # "a" -> [1], "aa" -> [2]
+    [1]
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, not {type(text).__name__}: {text!r}")
+    full = list(encode(text))
+    unstable = []
+    for k in range(1, len(text) + 1):
+        ids = list(encode(text[:k]))
+        # subtle: a longer prefix can encode to *more* ids than the full text near a cut
+        if ids != full[: len(ids)]:
+            unstable.append(k)
+    return unstable
+
+
+def digit_groups(number: str, decode: Callable[[int], bytes], ids: Sequence[int]) -> str:
+    """How the tokens ``ids`` cut the digits of ``number``, as digit counts joined by ``+``.
+
+    ``decode`` maps one id to its bytes (tiktoken's ``decode_single_token_bytes``). Characters
+    that are not digits (a SentencePiece ``▁``) are not counted; a token holding none is left
+    out. Raises ValueError when the tokens do not spell ``number``.
+
+    >>> digit_groups("1234", {0: b"123", 1: b"4"}.__getitem__, [0, 1])
+    '3+1'
+    """
+    pieces = [decode(i).decode("utf-8", errors="replace") for i in ids]
+    if "".join(c for p in pieces for c in p if c.isdigit()) != number:
+        raise ValueError(f"the tokens {pieces!r} do not spell the number {number!r}")
+    sizes = [sum(c.isdigit() for c in p) for p in pieces]
+    return "+".join(str(n) for n in sizes if n)
+
+
+def _check_records(records: Sequence[dict]) -> list[str]:
+    """The shared keys of ``records``; ValueError naming the first record that differs."""
+    if not isinstance(records, Sequence) or isinstance(records, str | bytes) or not records:
+        raise ValueError(f"records must be a non-empty list of dicts, got {records!r}")
+    keys = list(records[0])
+    for i, record in enumerate(records):
+        if not isinstance(record, dict) or list(record) != keys:
+            raise ValueError(f"record {i} ({record!r}) does not have the keys {keys} in order")
+        for key, value in record.items():
+            if not isinstance(value, str | int | float) or isinstance(value, bool):
+                raise ValueError(f"record {i}: value {value!r} of {key!r} is not a str or number")
+    return keys
+
+
+def render_records(records: Sequence[dict], fmt: str) -> str:
+    """The records (dicts with the same keys in the same order) written in format ``fmt``.
+
+    - ``"json"``: ``json.dumps(records, indent=2, ensure_ascii=False)``;
+    - ``"compact_json"``: ``json.dumps(records, separators=(",", ":"), ensure_ascii=False)``;
+    - ``"yaml"``: one line per key, ``"- key: value"`` for a record's first key and
+      ``"  key: value"`` for the others, the value written by ``json.dumps(value,
+      ensure_ascii=False)`` (strings in double quotes, valid YAML), lines joined by ``"\\n"``;
+    - ``"csv"``: ``csv.writer`` with ``lineterminator="\\n"``: a header row of the keys, then
+      one row per record.
+
+    Raises ValueError for an unknown format, an empty list, records whose keys differ, or a
+    value that is not a str, int or float.
+
+    >>> print(render_records([{"a": 1, "b": "x"}], "yaml"))
+    - a: 1
+      b: "x"
+    """
+    keys = _check_records(records)
+    if fmt == "json":
+        return json.dumps(list(records), indent=2, ensure_ascii=False)
+    if fmt == "compact_json":
+        return json.dumps(list(records), separators=(",", ":"), ensure_ascii=False)
+    if fmt == "yaml":
+        return "\n".join(
+            f"{'- ' if j == 0 else '  '}{key}: {json.dumps(record[key], ensure_ascii=False)}"
+            for record in records
+            for j, key in enumerate(keys)
+        )
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")  # csv's default ends rows in "\r\n"
+        writer.writerow(keys)
+        writer.writerows([record[key] for key in keys] for record in records)
+        return out.getvalue()
+    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+
+
+def format_costs(records: Sequence[dict], encode: Encode) -> dict[str, int]:
+    """Tokens of ``records`` in each of :data:`FORMATS`: {format: len(encode(text))}.
+
+    The texts are :func:`render_records`'s, keys in the order of :data:`FORMATS`.
+
+    >>> format_costs([{"a": 1}], lambda s: list(s.encode()))  # one token per byte
+    {'json': 22, 'compact_json': 9, 'yaml': 6, 'csv': 4}
+    """
+    return {fmt: len(encode(render_records(records, fmt))) for fmt in FORMATS}
