@@ -13,7 +13,7 @@ Offline data (``assets`` is the front door and the ``python -m tokcourse.course.
 * ``gpt2_files``     GPT-2's ``vocab.bpe`` / ``encoder.json`` rebuilt from the r50k ranks
 * ``tiktoken_cache`` tiktoken's own cache filled offline; ``setup`` and ``verify``
 * ``corpora``        the pinned texts: a novel, Sphinx's translated messages (read with
-  Babel), Python sources
+  Babel), Python sources; all-MiniLM-L6-v2's vocabulary and embeddings (safetensors, numpy)
 * ``assets``         re-exports all of the above; the command line
 
 Exercise checks (``from tokcourse import check``; ``check.merge(merge)``):
@@ -37,4 +37,6 @@ Models, in miniature:
 * ``surgery``        growing a model's embedding table and LM head for new tokens (chapter 06)
 * ``vocab_size``     compression ratio, a trained tokenizer cut to a smaller vocabulary, how
   often each token occurs (chapter 08)
+* ``glitch``         glitch-token candidates: unreachable and partial-UTF-8 tokens,
+  near-duplicates, and rows ranked by distance to untrained embeddings (chapter 10)
 """

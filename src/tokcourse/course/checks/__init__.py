@@ -11,6 +11,7 @@ module              chapter   exercises
                               encode_ordinary
 ``special_tokens``  06        encode_with_specials, add_token_rows
 ``vocab_size``      08        vocab_parameters, compression_ratio
+``glitch``          10        is_partial_utf8, is_reachable, rank_by_untrained
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================
 
