@@ -114,3 +114,21 @@ def test_untrained_distance_and_ranking():
 def test_ranking_errors_name_the_bad_value(embeddings, refs, match):
     with pytest.raises(ValueError, match=match):
         glitch.rank_by_untrained(embeddings, refs)
+
+
+def test_wordpiece_ruled_out_on_berts_vocabulary():
+    from tokenizers import Tokenizer
+
+    from tokcourse import assets
+
+    bert = Tokenizer.from_file(str(assets.minilm_tokenizer_json_path()))
+    assert not glitch.wordpiece_ruled_out("##s", bert)
+    assert not glitch.wordpiece_ruled_out("hello", bert)
+    assert not glitch.wordpiece_ruled_out("[unused0]", bert)
+    assert glitch.wordpiece_ruled_out("##後", bert)  # CJK characters stand alone
+    assert glitch.wordpiece_ruled_out("...", bert)  # punctuation is cut one by one
+    assert glitch.wordpiece_ruled_out("##é", bert)  # accents are stripped
+    # and it agrees with the tokenizer itself: a ruled-out continuation is never produced
+    for token in ("##後", "##é", "##s"):
+        ids = bert.encode("q" + token[2:], add_special_tokens=False).ids
+        assert (bert.token_to_id(token) in ids) != glitch.wordpiece_ruled_out(token, bert)

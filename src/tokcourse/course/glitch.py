@@ -17,7 +17,7 @@ is close to where it started. Two kinds of evidence point at candidates:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -118,6 +118,30 @@ def near_duplicate_groups(tokens: dict[int, str]) -> dict[str, list[int]]:
     for i in sorted(tokens):
         groups.setdefault(near_duplicate_key(tokens[i]), []).append(i)
     return {key: ids for key, ids in groups.items() if len(ids) > 1}
+
+
+def wordpiece_ruled_out(token: str, tokenizer: Any) -> bool:
+    """Whether a BERT-style tokenizer can never produce ``token``: its own rules forbid it.
+
+    WordPiece runs on the pieces its normalizer and pre-tokenizer leave. A vocabulary entry
+    ``w`` (or ``##w``, the continuation of a word: tried after a letter, as ``"q" + w``) is
+    ruled out when normalization changes that text (lower-casing, accents stripped) or the
+    pre-tokenizer cuts it (punctuation and CJK characters always stand alone). ``False`` means
+    only "not ruled out by those rules". Bracketed entries (``[CLS]``, ``[unused0]``) are
+    special and never ruled out here. ``tokenizer`` is a Hugging Face ``tokenizers.Tokenizer``.
+
+    >>> from tokenizers import Tokenizer
+    >>> from tokcourse import assets
+    >>> bert = Tokenizer.from_file(str(assets.minilm_tokenizer_json_path()))
+    >>> wordpiece_ruled_out("##s", bert), wordpiece_ruled_out("##後", bert)
+    (False, True)
+    """
+    if token.startswith("[") and token.endswith("]"):
+        return False
+    text = "q" + token[2:] if token.startswith("##") else token
+    normalized = tokenizer.normalizer.normalize_str(text)
+    pieces = [piece for piece, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]
+    return pieces != [text]
 
 
 def _check_embeddings(embeddings: np.ndarray, reference_ids: Iterable[int]) -> list[int]:
