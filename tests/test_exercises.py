@@ -584,3 +584,44 @@ def test_chapter_09_alternatives_pass():
 
     assert run_check(check.exercise("unstable_prefixes"), unstable_prefixes, quiet=True).passed
     assert run_check(check.exercise("format_costs"), format_costs, quiet=True).passed
+
+
+def test_chapter_10_alternatives_pass():
+    """Other correct ways: UTF-8 validity through codecs' incremental decoder; reachability
+    with tiktoken's encode and no special text allowed (it refuses the special token's text,
+    so the refusal is answered as False); the ranking by *squared* distance with sorted()."""
+    import codecs
+
+    import numpy as np
+
+    def is_partial_utf8(token_bytes):
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        try:
+            decoder.decode(token_bytes, final=True)
+        except UnicodeDecodeError:
+            return True
+        return False
+
+    def is_reachable(token_id, encoding):
+        try:
+            data = encoding.decode_single_token_bytes(token_id)
+        except (KeyError, OverflowError) as err:
+            raise ValueError(f"{token_id} is not a token") from err
+        if is_partial_utf8(data):
+            return False
+        try:
+            return encoding.encode(data.decode("utf-8"), disallowed_special=()) == [token_id]
+        except ValueError:
+            return False
+
+    def rank_by_untrained(embeddings, reference_ids):
+        centre = np.mean([embeddings[i] for i in reference_ids], axis=0, dtype=np.float64)
+        squared = [float(((row - centre) ** 2).sum()) for row in embeddings.astype(np.float64)]
+        return sorted(range(len(squared)), key=lambda i: (squared[i], i))
+
+    for name, fn in [
+        ("is_partial_utf8", is_partial_utf8),
+        ("is_reachable", is_reachable),
+        ("rank_by_untrained", rank_by_untrained),
+    ]:
+        assert run_check(check.exercise(name), fn, quiet=True).passed, name

@@ -13,7 +13,7 @@ Offline data (``assets`` is the front door and the ``python -m tokcourse.course.
 * ``gpt2_files``     GPT-2's ``vocab.bpe`` / ``encoder.json`` rebuilt from the r50k ranks
 * ``tiktoken_cache`` tiktoken's own cache filled offline; ``setup`` and ``verify``
 * ``corpora``        the pinned texts: a novel, Sphinx's translated messages (read with
-  Babel), Python sources
+  Babel), Python sources; all-MiniLM-L6-v2's vocabulary and embeddings (safetensors, numpy)
 * ``assets``         re-exports all of the above; the command line
 
 Exercise checks (``from tokcourse import check``; ``check.merge(merge)``):
@@ -39,4 +39,6 @@ Models, in miniature:
   often each token occurs (chapter 08)
 * ``bites``          unstable prefixes, digit groups, records as JSON / YAML / CSV and their
   token cost (chapter 09)
+* ``glitch``         glitch-token candidates: unreachable and partial-UTF-8 tokens,
+  near-duplicates, and rows ranked by distance to untrained embeddings (chapter 10)
 """

@@ -16,7 +16,9 @@ Run once (``make`` does it for you)::
 The corpora the chapters compute from come from pinned files too, so the book, Colab and
 Binder print the same numbers: :func:`botchan_text` (an English novel), :func:`parallel_text`
 (the UI messages of one pinned Sphinx release, translated into dozens of languages) and
-:func:`python_code` (that release's Python sources). :func:`stdlib_code` (the running
+:func:`python_code` (that release's Python sources). A real model's embeddings come from a pinned
+wheel too: :func:`minilm_vocab` and :func:`minilm_word_embeddings` (all-MiniLM-L6-v2, read with
+``safetensors`` and numpy). :func:`stdlib_code` (the running
 interpreter's standard library) differs between Python versions; tests use it for variety, the
 chapters never do.
 
@@ -50,7 +52,13 @@ from collections.abc import Sequence
 from tokcourse.course import sources
 from tokcourse.course.corpora import (
     DEFAULT_PARALLEL_LANGS,
+    MINILM_EMBEDDINGS_TENSOR,
     botchan_text,
+    minilm_tokenizer_json_path,
+    minilm_vocab,
+    minilm_vocab_path,
+    minilm_weights_path,
+    minilm_word_embeddings,
     mistral_model_path,
     parallel_text,
     parse_po,
@@ -86,6 +94,7 @@ __all__ = [
     "ASSETS",
     "ASSET_NAMES",
     "DEFAULT_PARALLEL_LANGS",
+    "MINILM_EMBEDDINGS_TENSOR",
     "SETUP_COMMAND",
     "TIKTOKEN_BLOB_URLS",
     "SPHINX_VERSION",
@@ -99,6 +108,11 @@ __all__ = [
     "install_tiktoken_cache",
     "installed_tiktoken_blobs",
     "main",
+    "minilm_tokenizer_json_path",
+    "minilm_vocab",
+    "minilm_vocab_path",
+    "minilm_weights_path",
+    "minilm_word_embeddings",
     "mistral_model_path",
     "parallel_text",
     "parse_po",

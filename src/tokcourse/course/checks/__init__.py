@@ -14,6 +14,7 @@ module              chapter   exercises
                               add_dummy_prefix
 ``vocab_size``      08        vocab_parameters, compression_ratio
 ``bites``           09        unstable_prefixes, format_costs
+``glitch``          10        is_partial_utf8, is_reachable, rank_by_untrained
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================
 
