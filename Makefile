@@ -14,7 +14,9 @@ CONSTRAINTS := constraints.txt
 LOCK_PYTHON ?= python3.11
 BUILD  := $(BIN)/jupyter-book build . -W -n --keep-going
 # One pytest worker per core (pytest-xdist); tests that share a build or a venv take a file lock.
-PYTEST := $(BIN)/python -m pytest -n auto
+# --dist worksteal: a worker that is free takes tests queued for a busy one, so the long book
+# build (its chapters run one after another) does not leave tests waiting behind it.
+PYTEST := $(BIN)/python -m pytest -n auto --dist worksteal
 
 .DEFAULT_GOAL := help
 .PHONY: help setup book test test-python test-full bench lint format notebooks-clean sync-url lab lock clean
