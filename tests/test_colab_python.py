@@ -4,7 +4,8 @@ Colab runs Python 3.12, and a chapter's first code cell installs the course ther
 ``pip install`` of the repository, next to the ``ipykernel`` Colab already has. So here: a venv
 from Python 3.12 with ``pip install .`` of the checkout plus ``ipykernel`` and nothing from the
 development extras (``tools/pythons.py`` builds it in ``.venv-py3.12`` and reuses it), and
-every notebook executed, stubs untouched, by a kernel running that venv's interpreter.
+every notebook executed in student mode (stubs untouched, each check cell run twice) by a kernel
+running that venv's interpreter.
 
 ``make test-python PY=3.13`` runs this file for another version (``TOKCOURSE_TEST_PYTHON``).
 Without the interpreter the tests skip; under ``CI=true`` they fail.
@@ -23,6 +24,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 
 from tests._ci import missing_tool
 from tests.conftest import NOTEBOOKS, execute_notebook
+from tests.test_notebooks import assert_student_mode, student_mode
 from tools import pythons
 
 pytestmark = pytest.mark.notebooks
@@ -63,11 +65,13 @@ def probe(nb) -> dict:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_chapter_runs_as_committed(python_env, path, monkeypatch):
-    nb = nbformat.read(path, as_version=4)
+    """Student mode (see ``tests/test_notebooks.py``): stubs untouched, check cells run twice."""
+    nb = student_mode(nbformat.read(path, as_version=4))
     nb.cells.append(nbformat.v4.new_code_cell(PROBE))
     specs = KernelSpecManager(kernel_dirs=[str(python_env.kernel_dir)])
     km = KernelManager(kernel_name=python_env.kernel_name, kernel_spec_manager=specs)
     execute_notebook(nb, path, monkeypatch, km=km)
+    assert_student_mode(nb)
 
     ran = probe(nb)
     assert ".".join(map(str, ran["version"][:2])) == VERSION, ran

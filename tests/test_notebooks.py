@@ -1,13 +1,15 @@
 """Every chapter executes top to bottom in both modes.
 
 * student mode: the notebook as committed, stubs untouched. Every check says "not implemented
-  yet" and the chapter runs to its end on the reference implementations.
+  yet" and the chapter runs to its end on the reference implementations; every check cell run
+  a second time (it then holds the course's function) must not say ✅. That run happens under
+  Colab's Python, in ``tests/test_colab_python.py`` (``student_mode`` and
+  ``assert_student_mode`` below); under ours, the book build executes every chapter as
+  committed and fails on any error (``tests/test_book.py``). One execution per Python, not two.
 * solution mode: every stub replaced by the package's reference solution (exactly what
   ``show_solution`` prints). Every check must report success.
 
-And two things a student does that a straight run does not: running a check cell a second time
-(it then holds the course's function, and must not say ✅), and running one exercise's cells
-alone in a fresh kernel, as after a restart.
+And running one exercise's cells alone in a fresh kernel, as after a restart.
 """
 
 from __future__ import annotations
@@ -48,14 +50,17 @@ def output_text(cell) -> str:
 RERUN = "exercise-check-rerun"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_student_mode(path, monkeypatch):
-    nb = nbformat.read(path, as_version=4)
-    # every check cell runs twice, as a student who presses Shift+Enter on it again would
+def student_mode(nb):
+    """The notebook as committed, with every check cell run twice, as a student who presses
+    Shift+Enter on it again would."""
     for cell in tagged(nb, CHECK):
         again = nbformat.v4.new_code_cell(cell.source, metadata={"tags": [RERUN]})
         nb.cells.insert(nb.cells.index(cell) + 1, again)
-    execute(nb, path, monkeypatch)
+    return nb
+
+
+def assert_student_mode(nb) -> None:
+    """After a student-mode run: every check was calm about the stub, no rerun said ✅."""
     for cell in tagged(nb, CHECK):
         assert "not implemented yet" in output_text(cell), cell.source
     for cell in tagged(nb, RERUN):
