@@ -20,6 +20,7 @@ from ._parity import (
     ENCODINGS,
     PARITY_EXAMPLES,
     any_text,
+    code_points_that_differ,
     ours,
     require_slow,
     tiktoken_encoding,
@@ -135,23 +136,10 @@ def test_parity_every_code_point(name: str, request: pytest.FixtureRequest) -> N
         "{c}{c}{c}",
     ]
 
-    def text(cps: list[int]) -> str:
-        return "".join(f.format(c=chr(c)) for c in cps for f in contexts) + "|"
+    def agree(text: str) -> bool:
+        return tok.encode_ordinary(text) == enc.encode_ordinary(text)
 
-    bad: list[int] = []
-
-    def check(cps: list[int]) -> None:
-        if tok.encode_ordinary(text(cps)) == enc.encode_ordinary(text(cps)):
-            return
-        if len(cps) == 1:
-            bad.append(cps[0])
-            return
-        check(cps[: len(cps) // 2])
-        check(cps[len(cps) // 2 :])
-
-    cps = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
-    for i in range(0, len(cps), 512):
-        check(cps[i : i + 512])
+    bad = code_points_that_differ(agree, contexts, end="|")
     assert bad == [], [f"U+{c:04X}" for c in bad[:50]]
 
 
@@ -210,3 +198,10 @@ def test_surrogates_like_tiktoken(name: str, text: str, decoded: str) -> None:
     ids = tok.encode(text)
     assert ids == enc.encode(text)
     assert tok.decode(ids) == decoded
+
+
+def test_the_code_point_search_finds_exactly_the_culprits() -> None:
+    """The bisection used by the every-code-point parity runs (here and for sentencepiece)."""
+    culprits = {"é", "😀", "\U0010ffff"}
+    bad = code_points_that_differ(lambda text: not culprits & set(text), ["<{c}>"], end="|")
+    assert bad == sorted(map(ord, culprits))

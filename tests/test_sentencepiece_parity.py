@@ -30,7 +30,13 @@ from tokcourse.sentencepiece_bpe import (
     piece_byte,
 )
 
-from ._parity import FRAGMENTS, PARITY_EXAMPLES, hostile_texts, require_slow
+from ._parity import (
+    FRAGMENTS,
+    PARITY_EXAMPLES,
+    code_points_that_differ,
+    hostile_texts,
+    require_slow,
+)
 
 
 @functools.cache
@@ -180,23 +186,10 @@ def test_every_code_point() -> None:
     """Each of the 1,112,064 code points in a few contexts (batched, bisected on failure)."""
     contexts = ["a{c}a", " {c}{c}", "{c}\n", "{c}  {c}"]
 
-    def text(cps: list[int]) -> str:
-        return "".join(f.format(c=chr(c)) for c in cps for f in contexts)
+    def agree(text: str) -> bool:
+        return ours().encode(text) == theirs().encode(text)
 
-    bad: list[int] = []
-
-    def check(cps: list[int]) -> None:
-        if ours().encode(text(cps)) == theirs().encode(text(cps)):
-            return
-        if len(cps) == 1:
-            bad.append(cps[0])
-            return
-        check(cps[: len(cps) // 2])
-        check(cps[len(cps) // 2 :])
-
-    cps = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
-    for i in range(0, len(cps), 512):
-        check(cps[i : i + 512])
+    bad = code_points_that_differ(agree, contexts)
     assert bad == [], [f"U+{c:04X}" for c in bad[:50]]
 
 
