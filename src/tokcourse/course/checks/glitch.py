@@ -217,7 +217,7 @@ def _reachable_not_a_token_hint(case: Case, expected: Any, got: Any) -> str | No
     token_id, enc = case.args
     if isinstance(got, (KeyError, OverflowError)):
         return (
-            f"{token_id} is not a token of {enc.name} and decode_single_token_bytes raised "
+            f"{token_id} is not a token of {enc.name}, and looking it up raised "
             f"{type(got).__name__}: catch it and raise ValueError naming the id instead."
         )
     if isinstance(got, bool):
