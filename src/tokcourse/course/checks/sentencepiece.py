@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from itertools import pairwise
 from typing import Any
 
+from tokcourse import bpe
 from tokcourse import sentencepiece_bpe as spb
 from tokcourse.course.exercises import BOOL, STR, Case, Entry, Exercise, list_of
 
@@ -144,16 +145,9 @@ def _merge_variant(symbols: list[str], scores: dict, *, right: bool = False, low
         pick = min if low else max
         best = pick(s for s, _ in found)
         where = [i for s, i in found if s == best]
-        if every:
-            out, i, piece = [], 0, symbols[where[0]] + symbols[where[0] + 1]
-            while i < len(symbols):
-                if i + 1 < len(symbols) and symbols[i] + symbols[i + 1] == piece:
-                    out.append(piece)
-                    i += 2
-                else:
-                    out.append(symbols[i])
-                    i += 1
-            symbols = out
+        if every:  # chapter 02's merge: every occurrence of the pair, left to right
+            a, b = symbols[where[0]], symbols[where[0] + 1]
+            symbols = bpe.merge(symbols, (a, b), a + b)
             continue
         i = where[-1] if right else where[0]
         symbols[i : i + 2] = [symbols[i] + symbols[i + 1]]
