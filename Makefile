@@ -45,7 +45,10 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 setup: $(STAMP)
 	$(BIN)/python -m tokcourse.course.assets setup
 
+# tools/prebuild.py first runs the chapters whose code changed into the execution cache, one per
+# core; jupyter-book would run them one after another.
 book: setup
+	$(BIN)/python tools/prebuild.py
 	$(BUILD)
 	@echo
 	@echo "Book built. Open: file://$(CURDIR)/_build/html/index.html"

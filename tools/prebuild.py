@@ -1,0 +1,127 @@
+"""Execute the chapters into the book's execution cache, several at a time.
+
+    python tools/prebuild.py            # one chapter per core
+    python tools/prebuild.py --jobs 1   # one after another
+
+``jupyter-book build`` (``execute_notebooks: cache`` in ``_config.yml``) runs every chapter
+whose code is not in ``_build/.jupyter_cache`` yet, but one chapter after another. This tool
+runs those same chapters first, in parallel, exactly as the build would (same kernel, the
+chapter's folder as working directory, the timeout of ``_config.yml``, errors not allowed, the
+environment the book's extension sets), and
+stores each result in the cache the way the build does. The build then finds every chapter
+there and executes nothing. A chapter that fails here is left out of the cache: the build runs
+it again and reports the error in its usual way. ``make book`` and the test suite's book build
+call this first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import nbformat
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / "_build" / ".jupyter_cache"
+
+
+def chapters(root: Path = ROOT) -> list[Path]:
+    """The notebooks the book's table of contents lists, in book order."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    found: list[Path] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            file = node.get("file")
+            if isinstance(file, str) and (root / f"{file}.ipynb").is_file():
+                found.append(root / f"{file}.ipynb")
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(toc)
+    return found
+
+
+def timeout_seconds(root: Path = ROOT) -> int:
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
+    return int(config.get("execute", {}).get("timeout", 600))
+
+
+def _execute(path: str, timeout: int) -> tuple[str, nbformat.NotebookNode | None, float, str]:
+    """Run one chapter as the build's cache mode does; (path, executed or None, seconds, error)."""
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    nb = nbformat.read(path, as_version=4)
+    result = single_nb_execution(
+        nb, cwd=str(Path(path).parent), allow_errors=False, timeout=timeout, meta_override=True
+    )
+    if result.err is not None:
+        return path, None, result.time, result.exc_string or repr(result.err)
+    return path, nb, result.time, ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="chapters at once")
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {args.jobs}")
+
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    from tokcourse.course.plotting import BOOK_BUILD_ENV
+
+    # What the book's extension sets before any chapter runs (book/_ext): the kernels inherit it
+    # and draw plotly figures as the static page needs them. The cache key does not see it.
+    os.environ[BOOK_BUILD_ENV] = "1"
+
+    CACHE.parent.mkdir(exist_ok=True)
+    cache = get_cache(str(CACHE))
+    todo = []
+    for path in chapters():
+        try:
+            cache.match_cache_notebook(nbformat.read(path, as_version=4))
+        except KeyError:
+            todo.append(path)
+    total = len(chapters())
+    print(f"prebuild: {total - len(todo)} of {total} chapters already in the execution cache")
+    if not todo:
+        return 0
+
+    start, failed = time.perf_counter(), []
+    with ProcessPoolExecutor(max_workers=min(args.jobs, len(todo))) as pool:
+        futures = [pool.submit(_execute, str(p), timeout_seconds()) for p in todo]
+        for done, future in enumerate(as_completed(futures), 1):
+            path, executed, seconds, error = future.result()
+            name = Path(path).stem
+            if executed is None:
+                failed.append(name)
+                last = error.strip().splitlines()[-1:] or ["?"]
+                print(f"[{done}/{len(todo)}] {name}: FAILED after {seconds:.1f} s: {last[0]}")
+                continue
+            # stored the way myst-nb's cache mode stores a chapter it executed
+            record = cache.add_nb_to_project(path)
+            cache.cache_notebook_bundle(
+                CacheBundleIn(executed, record.uri, data={"execution_seconds": seconds}),
+                check_validity=False,
+                overwrite=True,
+            )
+            print(f"[{done}/{len(todo)}] {name}: executed in {seconds:.1f} s", flush=True)
+    elapsed = time.perf_counter() - start
+    print(f"prebuild: {len(todo) - len(failed)} chapters in {elapsed:.0f} s with {args.jobs} jobs")
+    if failed:
+        print(f"prebuild: left for the build to run and report: {', '.join(failed)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
