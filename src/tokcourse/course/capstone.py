@@ -1,14 +1,15 @@
 """The capstone's pipeline check: every stage of the minbpe path, run with the student's code.
 
-Chapter 12 assembles the exercises of the book into one path, in the order of minbpe's
-exercise: basic BPE, GPT-4's split, special tokens, GPT-4's merges, export to tiktoken,
-loading GPT-4's ranks, and a SentencePiece-style merge. :func:`run_pipeline` takes the
-student's functions, runs each stage's exercise checks quietly, then (for the two stages that
-join several functions) an end-to-end test with them, and prints one line per stage:
+Chapter 12 assembles the exercises of the book into one path, after minbpe's exercise:
+basic BPE, GPT-4's split, special tokens, GPT-4's merges, a regex tokenizer trained with the
+student's functions, export to tiktoken, loading GPT-4's ranks, and a SentencePiece-style
+merge. :func:`run_pipeline` takes the student's functions, runs each stage's exercise checks
+quietly, then (for the three stages that join several functions) an end-to-end test with
+them, and prints one line per stage:
 
 * ✅ the stage passed with the student's own code;
 * ⏳ a function is still a stub; ↩️ a function is the course's own (a check handed it back),
-  which is never congratulated;
+  which is never congratulated, not even by an end-to-end test that uses it;
 * ❌ a check or the end-to-end test failed; the check's own report follows, indented.
 
 Every stage runs, so one report shows all that is left to do; the last line names the first
@@ -23,9 +24,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from tokcourse import bpe, tokenizer
+from tokcourse import bpe, patterns, tokenizer
 from tokcourse.course import check, corpora
-from tokcourse.course.exercises import run_check
+from tokcourse.course.exercises import is_course_code, run_check
 from tokcourse.patterns import GPT4_SPLIT_PATTERN
 
 __all__ = [
@@ -41,6 +42,7 @@ __all__ = [
 
 #: Merged tokens of the end-to-end tests: trained on a sample, or cut from cl100k's table.
 TRAINED_MERGES = 200
+STUDENT_MERGES = 40  # trained with the student's get_stats and merge: their speed, keep it small
 CL100K_PREFIX = 3000
 
 
@@ -49,12 +51,15 @@ class Stage:
     """One stage: the exercises it checks, and an optional end-to-end test of them together.
 
     ``joint(functions)`` returns ``(problem, summary)``: a problem is a sentence saying what
-    went wrong (``None`` when all went right), the summary says what was compared.
+    went wrong (``None`` when all went right), the summary says what was compared. ``uses``
+    names the functions the joint test runs that must be the student's own (beyond the
+    stage's exercises, which its checks already judged).
     """
 
     name: str
     exercises: tuple[str, ...]
     joint: Callable[[dict[str, Callable]], tuple[str | None, str]] | None = None
+    uses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -172,6 +177,37 @@ def _compare(
     return None, n_tokens
 
 
+def _regex_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
+    """Train a regex tokenizer on the sample with your split, get_stats and merge (minbpe's
+    step 2), compare its merges with the course's chunk trainer, then encode the held-out
+    lines with your encode_ordinary and decode them back."""
+    train, held_out = _samples()
+    sample = train[:4000]
+    chunks = [list(chunk.encode("utf-8")) for chunk in fns["split"](sample)]
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges: dict[tuple[int, int], int] = {}
+    for idx in range(256, 256 + STUDENT_MERGES):
+        stats: dict[tuple[int, int], int] = {}
+        for ids in chunks:
+            for pair, n in fns["get_stats"](ids).items():
+                stats[pair] = stats.get(pair, 0) + n
+        pair = bpe.most_frequent_pair(stats, vocab)
+        chunks = [fns["merge"](ids, pair, idx) for ids in chunks]
+        merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+    expected = bpe.train_on_chunks(patterns.split(sample), 256 + STUDENT_MERGES)
+    if merges != expected:
+        ours = bpe.build_vocab(expected)
+        i = next(i for i in range(256, 256 + STUDENT_MERGES) if vocab[i] != ours[i])
+        return f"merge {i} of the trained tokenizer is {vocab[i]!r}, expected {ours[i]!r}", ""
+    for line in held_out:
+        got = bpe.decode(fns["encode_ordinary"](line, merges), vocab)
+        if got != line:
+            return f"encode_ordinary then decode turned {line!r:.60} into {got!r:.60}", ""
+    summary = f"{STUDENT_MERGES} merges trained with your functions, {len(held_out)} lines"
+    return None, summary + " encoded and decoded back"
+
+
 def _export_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
     """Train on the sample (your split), export with your merges_to_ranks, and compare your
     encode_ordinary with tiktoken running your ranks."""
@@ -211,6 +247,7 @@ STAGES: tuple[Stage, ...] = (
     Stage("GPT-4's split pattern", ("split",)),
     Stage("special tokens", ("encode_with_specials",)),
     Stage("GPT-4's merges", ("recover_merge", "encode_ordinary")),
+    Stage("your tokenizer", (), _regex_joint, ("split", "get_stats", "merge", "encode_ordinary")),
     Stage("export to tiktoken", ("merges_to_ranks",), _export_joint),
     Stage("load GPT-4's ranks", ("recover_merges",), _load_joint),
     Stage("SentencePiece-style merges", ("merge_by_score",)),
@@ -238,17 +275,23 @@ def _run_stage(number: int, stage: Stage, fns: dict[str, Callable]) -> StageResu
         if not result.passed:
             return StageResult(number, stage, "failed",
                                f"{name} is wrong.\n" + _indent(result.message))  # fmt: skip
-    said = ", ".join(stage.exercises) + " correct"
+    for name in stage.uses:
+        if is_course_code(fns[name], check.exercise(name)):
+            said = f"its end-to-end test would run the course's {name}, not yours."
+            return StageResult(number, stage, "course code", said)
+    parts = [", ".join(stage.exercises) + " correct"] if stage.exercises else []
     if stage.joint is not None:
         try:
             problem, summary = stage.joint(fns)
+        except NotImplementedError:
+            return StageResult(number, stage, "not implemented", "a function it uses is a stub.")
         except Exception as err:  # the student's functions together raised: report, go on
             problem, summary = f"{type(err).__name__}: {err}", ""
         if problem is not None:
             return StageResult(number, stage, "failed",
                                "the end-to-end test failed:\n" + _indent(problem))  # fmt: skip
-        said += f"; end to end: {summary}"
-    return StageResult(number, stage, "passed", said + ".")
+        parts.append(f"end to end: {summary}")
+    return StageResult(number, stage, "passed", "; ".join(parts) + ".")
 
 
 def run_pipeline(*, quiet: bool = False, **functions: Any) -> PipelineReport:
