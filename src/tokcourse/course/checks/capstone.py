@@ -173,8 +173,7 @@ def _merges_not_bpe_hint(case: Case, expected: Any, got: Any) -> str | None:
 def _merges_single_bytes_hint(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(got, ValueError) and "single byte" in str(got):
         return (
-            "the single-byte tokens are not merges: BPE starts from them. Skip tokens of "
-            "length 1."
+            "the single-byte tokens are not merges: BPE starts from them. Skip tokens of length 1."
         )
     return None
 
