@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import nbformat
 import pytest
 import tiktoken
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import ROOT
 from tests.exercise_bugs import BUGS
+from tests.test_notebooks import stub_name
 from tokcourse import bpe, check, export, pretrained, tokenizer
 from tokcourse.course import capstone
 from tokcourse.course.checks.capstone import DUPLICATES, NOT_BPE
@@ -192,3 +195,22 @@ def test_a_missing_function_is_named():
     del functions["merge"]
     with pytest.raises(TypeError, match=r"missing \['merge'\]"):
         capstone.run_pipeline(**functions)
+
+
+def test_pasting_a_solution_keeps_the_students_other_functions() -> None:
+    """In chapter 12 every solution may be pasted into one notebook: none may bind a name that
+    another exercise of the chapter defines to the course's function (encode_ordinary's once
+    imported the course's ``split``, and the pipeline then saw it instead of the student's)."""
+    from tokcourse.course.exercises import is_course_code, solution_source
+
+    nb = nbformat.read(ROOT / "notebooks" / "12_capstone.ipynb", as_version=4)
+    names = [stub_name(c) for c in nb.cells if "exercise-stub" in c.metadata.get("tags", [])]
+    for name in names:
+        namespace = {other: object() for other in names if other != name}
+        before = dict(namespace)
+        exec(solution_source(check.exercise(name).shown), namespace)
+        # a helper the solution defines (train's get_stats) is pasted code, like the student's;
+        # an import of the course's own function is not
+        rebound = [n for n in before if namespace[n] is not before[n]]
+        imported = [n for n in rebound if is_course_code(namespace[n])]
+        assert imported == [], f"the solution of {name} imports the course's {imported}"
