@@ -1870,3 +1870,131 @@ def _(embeddings, reference_ids):
     embeddings -= embeddings[list(reference_ids)].mean(axis=0)
     d = np.sqrt((embeddings.astype(np.float64) ** 2).sum(axis=1))
     return np.argsort(d, kind="stable").tolist()
+
+
+# --- chapter 12: merges_to_ranks, recover_merges -------------------------------------------------
+
+
+@bug("merges_to_ranks", "ranks-no-bytes", "leaves out the 256 single bytes",
+     hint="the 256 single bytes are tokens too")  # fmt: skip
+def _(merges):
+    vocab = bpe.build_vocab(merges)
+    return {vocab[idx]: idx for idx in merges.values()}
+
+
+@bug("merges_to_ranks", "ranks-pair-bytes", "bytes([a, b]) for every pair",
+     hint="works only for two single bytes")  # fmt: skip
+def _(merges):
+    ranks = {bytes([b]): b for b in range(256)}
+    for (a, b), idx in merges.items():
+        ranks[bytes([a, b])] = idx
+    return ranks
+
+
+@bug("merges_to_ranks", "ranks-swapped-halves", "joins the right half before the left",
+     hint="its left half's bytes, then its right half's")  # fmt: skip
+def _(merges):
+    vocab = {b: bytes([b]) for b in range(256)}
+    for (a, b), idx in merges.items():
+        vocab[idx] = vocab[b] + vocab[a]
+    return {token: idx for idx, token in vocab.items()}
+
+
+@bug("merges_to_ranks", "ranks-position", "ranks by position in the table, not by id",
+     hint="its position in the table")  # fmt: skip
+def _(merges):
+    vocab = bpe.build_vocab(merges)
+    ranks = {bytes([b]): b for b in range(256)}
+    for i, idx in enumerate(merges.values()):
+        ranks[vocab[idx]] = 256 + i
+    return ranks
+
+
+@bug("merges_to_ranks", "ranks-silent-duplicate", "lets a duplicate byte string overwrite",
+     hint="one merge would silently vanish")  # fmt: skip
+def _(merges):
+    return {token: idx for idx, token in bpe.build_vocab(merges).items()}
+
+
+@bug("merges_to_ranks", "ranks-numpy-ids", "ranks are numpy integers", rule="type")
+def _(merges):
+    from tokcourse import export
+
+    ranks = export.merges_to_ranks(merges)
+    return dict(zip(ranks, np.array(list(ranks.values())), strict=True))
+
+
+@bug("merges_to_ranks", "ranks-consumes-merges", "empties the caller's merges as it goes",
+     rule="pure")  # fmt: skip
+def _(merges):
+    vocab = {b: bytes([b]) for b in range(256)}
+    while merges:
+        (a, b), idx = next(iter(merges.items()))
+        del merges[(a, b)]
+        if vocab[a] + vocab[b] in vocab.values():
+            raise ValueError(f"{vocab[a] + vocab[b]!r} twice")
+        vocab[idx] = vocab[a] + vocab[b]
+    return {token: idx for idx, token in vocab.items()}
+
+
+@bug("recover_merges", "recover-merges-byte-values", "uses a byte's value as its id",
+     hint="not its value")  # fmt: skip
+def _(ranks):
+    out = {}
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) > 1:
+            a, b = pretrained.recover_merge(token, ranks)
+            out[(ranks[a] if len(a) > 1 else a[0], ranks[b] if len(b) > 1 else b[0])] = rank
+    return out
+
+
+@bug("recover_merges", "recover-merges-first-split", "splits where both halves are tokens",
+     hint="both halves being tokens is not")  # fmt: skip
+def _(ranks):
+    out = {}
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        for i in range(1, len(token)):
+            a, b = token[:i], token[i:]
+            if ranks.get(a, rank) < rank and ranks.get(b, rank) < rank:
+                out[(ranks[a], ranks[b])] = rank
+                break
+    return out
+
+
+@bug("recover_merges", "recover-merges-by-bytes", "lists the merges in byte order",
+     hint="the right merges in the wrong order")  # fmt: skip
+def _(ranks):
+    out = {}
+    for token in sorted(t for t in ranks if len(t) > 1):
+        a, b = pretrained.recover_merge(token, ranks)
+        out[(ranks[a], ranks[b])] = ranks[token]
+    return out
+
+
+@bug("recover_merges", "recover-merges-single-bytes", "asks recover_merge about single bytes",
+     hint="Skip tokens of length 1")  # fmt: skip
+def _(ranks):
+    out = {}
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        a, b = pretrained.recover_merge(token, ranks)
+        out[(ranks[a], ranks[b])] = rank
+    return out
+
+
+@bug("recover_merges", "recover-merges-skip-unbuildable", "skips tokens it cannot build",
+     hint="let that error through")  # fmt: skip
+def _(ranks):
+    out = {}
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) > 1:
+            try:
+                a, b = pretrained.recover_merge(token, ranks)
+            except ValueError:
+                continue
+            out[(ranks[a], ranks[b])] = rank
+    return out
+
+
+@bug("recover_merges", "recover-merges-list", "returns a list of (pair, id)", rule="type")
+def _(ranks):
+    return list(pretrained.recover_merges(ranks).items())

@@ -625,3 +625,42 @@ def test_chapter_10_alternatives_pass():
         ("rank_by_untrained", rank_by_untrained),
     ]:
         assert run_check(check.exercise(name), fn, quiet=True).passed, name
+
+
+def test_chapter_12_alternatives_pass():
+    """merges_to_ranks built from the bytes up by recursion; recover_merges replaying BPE."""
+
+    def merges_to_ranks(merges):
+        made = {idx: pair for pair, idx in merges.items()}
+
+        def spell(i):  # a token's bytes, from its merge tree
+            return bytes([i]) if i < 256 else spell(made[i][0]) + spell(made[i][1])
+
+        ranks = {bytes([b]): b for b in range(256)}
+        for idx in merges.values():
+            token = spell(idx)
+            if token in ranks:
+                raise ValueError(f"{token!r} twice: ids {ranks[token]} and {idx}")
+            ranks[token] = idx
+        return ranks
+
+    def recover_merges(ranks):
+        merges = {}
+        for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+            if len(token) == 1:
+                continue
+            parts = [bytes([x]) for x in token]
+            while len(parts) > 2:
+                found = [(ranks[a + b], i) for i, (a, b) in enumerate(pairwise(parts))
+                         if ranks.get(a + b, rank) < rank]  # fmt: skip
+                if not found:
+                    raise ValueError(f"{token!r} is not a merge of two lower-ranked tokens")
+                _, i = min(found)
+                parts[i : i + 2] = [parts[i] + parts[i + 1]]
+            if len(parts) < 2 or ranks[parts[0]] >= rank or ranks[parts[1]] >= rank:
+                raise ValueError(f"{token!r} is not a merge of two lower-ranked tokens")
+            merges[(ranks[parts[0]], ranks[parts[1]])] = rank
+        return merges
+
+    for name, fn in [("merges_to_ranks", merges_to_ranks), ("recover_merges", recover_merges)]:
+        assert run_check(check.exercise(name), fn, quiet=True).passed, name

@@ -27,8 +27,8 @@ from typing import Literal
 
 import regex
 
-from . import special
-from .bpe import build_vocab, encode
+from . import bpe, patterns, special
+from .bpe import build_vocab
 from .fast_encode import FastEncoder
 from .model_file import (
     FORMAT_VERSION,
@@ -41,7 +41,7 @@ from .model_file import (
     vocab_text,
     write_atomic,
 )
-from .patterns import GPT4_SPLIT_PATTERN, KNOWN_PATTERNS, compile_pattern, compile_trusted, split
+from .patterns import GPT4_SPLIT_PATTERN, KNOWN_PATTERNS, compile_pattern, compile_trusted
 from .stream import encode_iterable
 from .utf8 import _fix_surrogates
 
@@ -117,10 +117,12 @@ def encode_ordinary(
     >>> encode_ordinary("the end", merges)  # GPT-4's split: "the", " end"
     [116, 104, 101, 32, 101, 110, 100]
     """
-    chunks = ([text] if text else []) if pattern is None else split(text, pattern)
+    # module names, not bare split/encode: pasted as a solution (chapter 12), this must not
+    # replace a student's own split or encode with the course's
+    chunks = ([text] if text else []) if pattern is None else patterns.split(text, pattern)
     ids: list[int] = []
     for chunk in chunks:
-        ids.extend(encode(chunk, merges, byte_ids))
+        ids.extend(bpe.encode(chunk, merges, byte_ids))
     return ids
 
 

@@ -17,7 +17,7 @@ module              chapter   exercises
 ``glitch``          10        is_partial_utf8, is_reachable, rank_by_untrained
 ``wordpiece``       11        (chapter 11's WordPiece exercises)
 ``unigram``         11        (chapter 11's Unigram exercises)
-``capstone``        12        (chapter 12's capstone exercises)
+``capstone``        12        merges_to_ranks, recover_merges
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================
 

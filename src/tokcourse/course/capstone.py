@@ -1,0 +1,319 @@
+"""The capstone's pipeline check: every stage of the minbpe path, run with the student's code.
+
+Chapter 12 assembles the exercises of the book into one path, after minbpe's exercise:
+basic BPE, GPT-4's split, special tokens, GPT-4's merges, a regex tokenizer trained with the
+student's functions, export to tiktoken, loading GPT-4's ranks, and a SentencePiece-style
+merge. :func:`run_pipeline` takes the student's functions, runs each stage's exercise checks
+quietly, then (for the three stages that join several functions) an end-to-end test with
+them, and prints one line per stage:
+
+* ✅ the stage passed with the student's own code;
+* ⏳ a function is still a stub; ↩️ a function is the course's own (a check handed it back),
+  which is never congratulated, not even by an end-to-end test that uses it;
+* ❌ a check or the end-to-end test failed; the check's own report follows, indented.
+
+Every stage runs, so one report shows all that is left to do; the last line names the first
+stage that did not pass. The result is a :class:`PipelineReport`.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from tokcourse import bpe, patterns, tokenizer
+from tokcourse.course import check, corpora
+from tokcourse.course.exercises import is_course_code, run_check
+from tokcourse.patterns import GPT4_SPLIT_PATTERN
+
+__all__ = [
+    "FUNCTIONS",
+    "STAGES",
+    "PipelineReport",
+    "Stage",
+    "StageResult",
+    "corpus",
+    "run_pipeline",
+    "train_and_held_out",
+]
+
+#: Merged tokens of the end-to-end tests: trained on a sample, or cut from cl100k's table.
+TRAINED_MERGES = 200
+STUDENT_MERGES = 40  # trained with the student's get_stats and merge: their speed, keep it small
+CL100K_PREFIX = 3000
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One stage: the exercises it checks, and an optional end-to-end test of them together.
+
+    ``joint(functions)`` returns ``(problem, summary)``: a problem is a sentence saying what
+    went wrong (``None`` when all went right), the summary says what was compared. ``uses``
+    names the functions the joint test runs that must be the student's own (beyond the
+    stage's exercises, which its checks already judged).
+    """
+
+    name: str
+    exercises: tuple[str, ...]
+    joint: Callable[[dict[str, Callable]], tuple[str | None, str]] | None = None
+    uses: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """How one stage went: ``status`` is "passed", "not implemented", "course code" or
+    "failed"; ``message`` is the indented detail printed under its line."""
+
+    number: int
+    stage: Stage
+    status: str
+    message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "passed"
+
+    def line(self) -> str:
+        mark = {"passed": "✅", "not implemented": "⏳", "course code": "↩️"}.get(self.status, "❌")
+        return f"{mark} stage {self.number}, {self.stage.name}: {self.message}"
+
+
+@dataclass(frozen=True)
+class PipelineReport:
+    """Every stage's result, in order."""
+
+    stages: tuple[StageResult, ...]
+
+    @property
+    def first_failure(self) -> StageResult | None:
+        """The first stage that did not pass, or ``None`` when every stage did."""
+        return next((s for s in self.stages if not s.passed), None)
+
+    @property
+    def passed(self) -> bool:
+        return self.first_failure is None
+
+    def __str__(self) -> str:
+        lines = [s.line() for s in self.stages]
+        first = self.first_failure
+        if first is None:
+            lines.append(f"All {len(self.stages)} stages pass with your code: you built it.")
+        else:
+            lines.append(f"First stage to work on: stage {first.number}, {first.stage.name}.")
+        return "\n".join(lines)
+
+
+# --- the corpus a student chooses -----------------------------------------------------------
+
+#: How much of the Python sources ``corpus("python")`` reads (the whole release is 2.7 MB).
+PYTHON_BYTES = 400_000
+
+
+def corpus(name: str) -> str:
+    """The text of a corpus: ``"botchan"`` (the novel), ``"python"`` (Sphinx's Python
+    sources, the first :data:`PYTHON_BYTES`) or a language code of the parallel text (every
+    message of Sphinx translated into it, one per line).
+
+    >>> corpus("klingon")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown corpus 'klingon': use 'botchan', 'python' or a language code ...
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"the corpus name must be a str, got {type(name).__name__}: {name!r}")
+    if name == "botchan":
+        return corpora.botchan_text()
+    if name == "python":
+        return corpora.python_code(max_bytes=PYTHON_BYTES)
+    try:
+        return "\n".join(corpora.parallel_text([name], min_messages=1)[name])
+    except (ValueError, KeyError, OSError):
+        raise ValueError(
+            f"unknown corpus {name!r}: use 'botchan', 'python' or a language code of the "
+            f"parallel text such as {', '.join(corpora.DEFAULT_PARALLEL_LANGS)}"
+        ) from None
+
+
+def train_and_held_out(text: str, held_out_share: float = 0.2) -> tuple[str, list[str]]:
+    r"""The first part of ``text`` to train on, and the rest as held-out non-empty lines.
+
+    The cut falls at a line break, so no line is in both parts.
+
+    >>> train_and_held_out("a\nb\nc\nd\ne", 0.4)
+    ('a\nb\n', ['c', 'd', 'e'])
+    """
+    if not 0 < held_out_share < 1:
+        raise ValueError(f"held_out_share must be between 0 and 1, got {held_out_share!r}")
+    cut = text.rfind("\n", 0, round(len(text) * (1 - held_out_share))) + 1
+    return text[:cut], [line for line in text[cut:].splitlines() if line]
+
+
+# --- the samples the end-to-end tests use ------------------------------------------------------
+
+
+@cache
+def _samples() -> tuple[str, tuple[str, ...]]:
+    """A training sample of the novel and held-out lines from a later chapter of it."""
+    novel = corpora.botchan_text()
+    start = novel.index("CHAPTER I")
+    train = novel[start : start + 12_000]
+    held_out = [line for line in novel[start + 60_000 : start + 75_000].splitlines() if line]
+    return train, tuple(held_out)
+
+
+def _compare(
+    lines: Sequence[str], ours: Callable[[str], list[int]], theirs: Callable[[str], list[int]]
+) -> tuple[str | None, int]:
+    """The first line where two encoders differ (as a problem), and the tokens compared."""
+    n_tokens = 0
+    for line in lines:
+        a, b = ours(line), theirs(line)
+        if a != b:
+            return f"on {line!r:.80} yours gives {a[:12]}..., tiktoken {b[:12]}...", n_tokens
+        n_tokens += len(b)
+    return None, n_tokens
+
+
+def _regex_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
+    """Train a regex tokenizer on the sample with your split, get_stats and merge (minbpe's
+    step 2), compare its merges with the course's chunk trainer, then encode the held-out
+    lines with your encode_ordinary and decode them back."""
+    train, held_out = _samples()
+    sample = train[:4000]
+    chunks = [list(chunk.encode("utf-8")) for chunk in fns["split"](sample)]
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges: dict[tuple[int, int], int] = {}
+    for idx in range(256, 256 + STUDENT_MERGES):
+        stats: dict[tuple[int, int], int] = {}
+        for ids in chunks:
+            for pair, n in fns["get_stats"](ids).items():
+                stats[pair] = stats.get(pair, 0) + n
+        pair = bpe.most_frequent_pair(stats, vocab)
+        chunks = [fns["merge"](ids, pair, idx) for ids in chunks]
+        merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+    expected = bpe.train_on_chunks(patterns.split(sample), 256 + STUDENT_MERGES)
+    if merges != expected:
+        ours = bpe.build_vocab(expected)
+        i = next(i for i in range(256, 256 + STUDENT_MERGES) if vocab[i] != ours[i])
+        return f"merge {i} of the trained tokenizer is {vocab[i]!r}, expected {ours[i]!r}", ""
+    for line in held_out:
+        got = bpe.decode(fns["encode_ordinary"](line, merges), vocab)
+        if got != line:
+            return f"encode_ordinary then decode turned {line!r:.60} into {got!r:.60}", ""
+    summary = f"{STUDENT_MERGES} merges trained with your functions, {len(held_out)} lines"
+    return None, summary + " encoded and decoded back"
+
+
+def _export_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
+    """Train on the sample (your split), export with your merges_to_ranks, and compare your
+    encode_ordinary with tiktoken running your ranks."""
+    import tiktoken
+
+    train, held_out = _samples()
+    merges = bpe.train_on_chunks(fns["split"](train), 256 + TRAINED_MERGES)
+    ranks = fns["merges_to_ranks"](merges)
+    enc = tiktoken.Encoding("capstone", pat_str=GPT4_SPLIT_PATTERN, mergeable_ranks=ranks,
+                            special_tokens={})  # fmt: skip
+    problem, n = _compare(held_out, lambda s: fns["encode_ordinary"](s, merges),
+                          enc.encode_ordinary)  # fmt: skip
+    return problem, f"{len(held_out)} held-out lines, {n:,} tokens, same ids as tiktoken"
+
+
+def _load_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
+    """Recover the merges of cl100k's first tokens with your recover_merges, load them into a
+    tokenizer, and compare it with tiktoken on the same ranks."""
+    import tiktoken
+
+    full = tiktoken.get_encoding("cl100k_base")._mergeable_ranks
+    ranks = {token: rank for token, rank in full.items() if rank < CL100K_PREFIX}
+    tok = tokenizer.Tokenizer(GPT4_SPLIT_PATTERN)
+    tok.byte_shuffle = tuple(ranks[bytes([b])] for b in range(256))
+    tok.merges = dict(fns["recover_merges"](ranks))
+    tok.vocab = tok._build_vocab()
+    enc = tiktoken.Encoding("cl100k_prefix", pat_str=GPT4_SPLIT_PATTERN, mergeable_ranks=ranks,
+                            special_tokens={})  # fmt: skip
+    _, held_out = _samples()
+    problem, n = _compare(held_out, tok.encode_ordinary, enc.encode_ordinary)
+    summary = f"cl100k's first {CL100K_PREFIX:,} tokens, {len(held_out)} lines, {n:,} tokens"
+    return problem, summary + ", same ids as tiktoken"
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("basic BPE", ("get_stats", "merge", "train")),
+    Stage("GPT-4's split pattern", ("split",)),
+    Stage("special tokens", ("encode_with_specials",)),
+    Stage("GPT-4's merges", ("recover_merge", "encode_ordinary")),
+    Stage("your tokenizer", (), _regex_joint, ("split", "get_stats", "merge", "encode_ordinary")),
+    Stage("export to tiktoken", ("merges_to_ranks",), _export_joint),
+    Stage("load GPT-4's ranks", ("recover_merges",), _load_joint),
+    Stage("SentencePiece-style merges", ("merge_by_score",)),
+)
+
+#: The functions :func:`run_pipeline` needs, in stage order.
+FUNCTIONS: tuple[str, ...] = tuple(name for stage in STAGES for name in stage.exercises)
+
+
+_FALLBACK = ("Meanwhile the chapter carries on", "Fix yours and run this cell again")
+
+
+def _indent(text: str) -> str:
+    """A check's report under a stage's line, without the check's own note on what comes next."""
+    kept = [line for line in text.splitlines() if not line.strip().startswith(_FALLBACK)]
+    return textwrap.indent("\n".join(kept), "      ")
+
+
+def _run_stage(number: int, stage: Stage, fns: dict[str, Callable]) -> StageResult:
+    for name in stage.exercises:
+        result = run_check(check.exercise(name), fns[name], quiet=True)
+        if result.status in ("not implemented", "course code"):
+            what = "a stub" if result.status == "not implemented" else "the course's, not yours"
+            return StageResult(number, stage, result.status, f"{name} is still {what}.")
+        if not result.passed:
+            return StageResult(number, stage, "failed",
+                               f"{name} is wrong.\n" + _indent(result.message))  # fmt: skip
+    for name in stage.uses:
+        if is_course_code(fns[name], check.exercise(name)):
+            said = f"its end-to-end test would run the course's {name}, not yours."
+            return StageResult(number, stage, "course code", said)
+    parts = [", ".join(stage.exercises) + " correct"] if stage.exercises else []
+    if stage.joint is not None:
+        try:
+            problem, summary = stage.joint(fns)
+        except NotImplementedError:
+            return StageResult(number, stage, "not implemented", "a function it uses is a stub.")
+        except Exception as err:  # the student's functions together raised: report, go on
+            problem, summary = f"{type(err).__name__}: {err}", ""
+        if problem is not None:
+            return StageResult(number, stage, "failed",
+                               "the end-to-end test failed:\n" + _indent(problem))  # fmt: skip
+        parts.append(f"end to end: {summary}")
+    return StageResult(number, stage, "passed", "; ".join(parts) + ".")
+
+
+def run_pipeline(*, quiet: bool = False, **functions: Any) -> PipelineReport:
+    """Run every stage with the student's functions (by name, see :data:`FUNCTIONS`).
+
+    Prints the report unless ``quiet``; returns it. A missing function is an error that
+    names it; a function that is the course's own never passes.
+
+    >>> from tokcourse import bpe
+    >>> report = run_pipeline(quiet=True, **{n: getattr(bpe, n, print) for n in FUNCTIONS})
+    >>> report.first_failure.number, report.first_failure.status
+    (1, 'course code')
+    """
+    missing = [name for name in FUNCTIONS if name not in functions]
+    unknown = sorted(set(functions) - set(FUNCTIONS))
+    if missing or unknown:
+        raise TypeError(
+            f"run_pipeline needs exactly the functions {list(FUNCTIONS)}; "
+            f"missing {missing}, unexpected {unknown}"
+        )
+    results = tuple(_run_stage(i, stage, functions) for i, stage in enumerate(STAGES, 1))
+    report = PipelineReport(results)
+    if not quiet:
+        print(report)
+    return report
