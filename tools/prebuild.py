@@ -117,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(f"[{done}/{len(todo)}] {name}: executed in {seconds:.1f} s", flush=True)
     elapsed = time.perf_counter() - start
-    print(f"prebuild: {len(todo) - len(failed)} chapters in {elapsed:.0f} s with {args.jobs} jobs")
+    ran = len(todo) - len(failed)
+    print(f"prebuild: {ran} chapter{'s' * (ran != 1)} in {elapsed:.0f} s with {args.jobs} jobs")
     if failed:
         print(f"prebuild: left for the build to run and report: {', '.join(failed)}")
     return 0
