@@ -1870,3 +1870,177 @@ def _(embeddings, reference_ids):
     embeddings -= embeddings[list(reference_ids)].mean(axis=0)
     d = np.sqrt((embeddings.astype(np.float64) ** 2).sum(axis=1))
     return np.argsort(d, kind="stable").tolist()
+
+
+# --- chapter 11: WordPiece -----------------------------------------------------------------------
+
+
+def _longest_from(word, start, vocab, prefix="##"):
+    """The longest vocabulary piece starting at ``start`` (with ## after the first), or None."""
+    for end in range(len(word), start, -1):
+        piece = word[start:end] if start == 0 else prefix + word[start:end]
+        if piece in vocab:
+            return piece, end
+    return None
+
+
+@bug("wordpiece_word", "wordpiece-shortest-match", "takes the shortest matching piece",
+     hint="*longest*")  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(start + 1, len(word) + 1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                break
+        else:
+            return ["[UNK]"]
+        pieces.append(piece)
+        start = end
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-no-prefix", "looks up later pieces without '##'",
+     hint="*with* '##' in front")  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        found = _longest_from(word, start, vocab, prefix="")
+        if found is None:
+            return ["[UNK]"]
+        pieces.append(found[0] if start == 0 else "##" + found[0])
+        start = found[1]
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-partial-unk", "emits [UNK] for the stuck character and goes on",
+     hint="the *whole word* becomes one")  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        found = _longest_from(word, start, vocab)
+        if found is None:
+            pieces.append("[UNK]")
+            start += 1
+            continue
+        pieces.append(found[0])
+        start = found[1]
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-from-right", "takes the longest match from the right end",
+     hint="from the *right* end")  # fmt: skip
+def _(word, vocab):
+    pieces, end = [], len(word)
+    while end > 0:
+        for start in range(end):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                break
+        else:
+            return ["[UNK]"]
+        pieces.insert(0, piece)
+        end = start
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-off-by-one", "never tries a one-character piece",
+     hint="down to a single character")  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        end = len(word)
+        while end > start + 1:  # off by one: stops before the single character
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                break
+            end -= 1
+        else:
+            return ["[UNK]"]
+        pieces.append(piece)
+        start = end
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-backtracks", "backtracks to a shorter piece when stuck",
+     hint="never backtracks")  # fmt: skip
+def _(word, vocab):
+    def search(start):
+        if start == len(word):
+            return []
+        for end in range(len(word), start, -1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                rest = search(end)
+                if rest is not None:
+                    return [piece, *rest]
+        return None
+
+    pieces = search(0)
+    return ["[UNK]"] if pieces is None else pieces
+
+
+@bug("wordpiece_word", "wordpiece-slice-end", "slices one character short of the end tried",
+     hint="down to a single character")  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = word[start : end - 1] if start == 0 else "##" + word[start : end - 1]
+            if piece in vocab and end - 1 > start:
+                pieces.append(piece)
+                start = end
+                break
+        else:
+            return ["[UNK]"]
+    return pieces
+
+
+@bug("strip_accents", "strip-accents-nfkd", "decomposes with NFKD", hint="NFKD")
+def _(text):
+    import unicodedata
+
+    nfkd = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in nfkd if unicodedata.category(c) != "Mn")
+
+
+@bug("strip_accents", "strip-accents-all-marks", "drops every mark, Mc and Me too",
+     hint="only nonspacing marks")  # fmt: skip
+def _(text):
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", text)
+    return "".join(c for c in nfd if not unicodedata.category(c).startswith("M"))
+
+
+@bug("strip_accents", "strip-accents-combining-class", "drops characters with a combining class",
+     hint="combining *class*")  # fmt: skip
+def _(text):
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+@bug("strip_accents", "strip-accents-recompose", "composes the result again with NFC",
+     hint="do not compose it again")  # fmt: skip
+def _(text):
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFC", "".join(c for c in nfd if unicodedata.category(c) != "Mn"))
+
+
+@bug("strip_accents", "strip-accents-no-decomposition", "drops marks without decomposing first",
+     hint="normalize with 'NFD' first")  # fmt: skip
+def _(text):
+    import unicodedata
+
+    return "".join(c for c in text if unicodedata.category(c) != "Mn")
+
+
+@bug("strip_accents", "strip-accents-ascii", "encodes to ASCII, ignoring errors",
+     hint="deletes every non-Latin letter")  # fmt: skip
+def _(text):
+    import unicodedata
+
+    return unicodedata.normalize("NFD", text).encode("ascii", "ignore").decode()

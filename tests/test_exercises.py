@@ -625,3 +625,31 @@ def test_chapter_10_alternatives_pass():
         ("rank_by_untrained", rank_by_untrained),
     ]:
         assert run_check(check.exercise(name), fn, quiet=True).passed, name
+
+
+def test_chapter_11_wordpiece_alternatives_pass():
+    """Other correct ways: WordPiece by recursion over the longest prefix, the vocabulary used
+    as a set; accents stripped with the ``regex`` module's \\p{Mn} after NFD."""
+    import unicodedata
+
+    import regex
+
+    def wordpiece_word(word, vocab):
+        def rest(start):
+            if start == len(word):
+                return []
+            for end in reversed(range(start + 1, len(word) + 1)):
+                piece = ("##" if start else "") + word[start:end]
+                if piece in set(vocab):
+                    tail = rest(end)
+                    return None if tail is None else [piece, *tail]
+            return None
+
+        pieces = rest(0)
+        return ["[UNK]"] if pieces is None else pieces
+
+    def strip_accents(text):
+        return regex.sub(r"\p{Mn}", "", unicodedata.normalize("NFD", text))
+
+    for name, fn in [("wordpiece_word", wordpiece_word), ("strip_accents", strip_accents)]:
+        assert run_check(check.exercise(name), fn, quiet=True).passed, name
