@@ -128,8 +128,9 @@ def segmentations(
     Exponential in the length of ``text``: for short words (ValueError past ``limit``
     segmentations). The probabilities sum to 1.
 
-    >>> segmentations("ab", {"a": math.log(0.5), "b": math.log(0.5), "ab": math.log(0.5)})
-    {('a', 'b'): 0.3333333333333333, ('ab',): 0.6666666666666666}
+    >>> probs = segmentations("ab", {"a": math.log(0.5), "b": math.log(0.5), "ab": math.log(0.5)})
+    >>> {k: round(p, 6) for k, p in probs.items()}
+    {('a', 'b'): 0.333333, ('ab',): 0.666667}
     """
     found: dict[tuple[str, ...], float] = {}
 
