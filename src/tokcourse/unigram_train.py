@@ -146,26 +146,13 @@ def em_step(word_counts: Mapping[str, int], log_probs: Mapping[str, float]) -> d
     >>> em_step({"ab": 1}, {"a": -1.0, "b": -1.0, "ab": -9.0})["ab"] < -5
     True
     """
-    return _m_step(_e_step(word_counts, log_probs)[0])
-
-
-def _e_step(
-    word_counts: Mapping[str, int], log_probs: Mapping[str, float]
-) -> tuple[dict[str, float], float]:
-    """Expected piece counts over the corpus, and the corpus log-likelihood on the way."""
     longest = max(map(len, log_probs), default=0)
     totals: dict[str, float] = {}
-    likelihood = 0.0
     for word, count in word_counts.items():
-        log_z, expected = forward_backward(word, log_probs, longest)
-        likelihood += count * log_z
+        _, expected = forward_backward(word, log_probs, longest)  # E: this word's counts
         for piece, share in expected.items():
-            totals[piece] = totals.get(piece, 0.0) + count * share
-    return totals, likelihood
-
-
-def _m_step(totals: Mapping[str, float]) -> dict[str, float]:
-    grand = sum(totals.values())
+            totals[piece] = totals.get(piece, 0.0) + count * share  # weighted by the word's count
+    grand = sum(totals.values())  # M: relative expected counts, as log-probabilities
     return {p: math.log(c / grand) for p, c in sorted(totals.items()) if c > 0}
 
 
@@ -176,7 +163,22 @@ def corpus_log_likelihood(word_counts: Mapping[str, int], log_probs: Mapping[str
     -1.386294
     """
     longest = max(map(len, log_probs), default=0)
-    return sum(c * forward_backward(w, log_probs, longest)[0] for w, c in word_counts.items())
+    total = 0.0
+    for word, count in word_counts.items():
+        n = len(word)
+        forward = [0.0] + [-math.inf] * n  # the forward half of forward_backward
+        for e in range(1, n + 1):
+            forward[e] = log_sum_exp(
+                [
+                    forward[s] + log_probs[word[s:e]]
+                    for s in range(max(0, e - longest), e)
+                    if word[s:e] in log_probs
+                ]
+            )
+        if forward[n] == -math.inf:
+            raise ValueError(f"the word {word!r} cannot be segmented with these pieces")
+        total += count * forward[n]
+    return total
 
 
 def _best_score(
@@ -242,8 +244,7 @@ def prune(
 
 @dataclass(frozen=True)
 class Round:
-    """One EM step of a training run: the pieces it started from and the corpus
-    log-likelihood under them (before the step)."""
+    """One EM step of a training run: the pieces after it and the corpus log-likelihood."""
 
     step: int
     vocab_size: int
@@ -293,9 +294,9 @@ def train_unigram(
     run = UnigramTraining(log_probs)
     while True:
         for _ in range(em_steps):
-            totals, likelihood = _e_step(counts, log_probs)  # em_step, with the likelihood
+            log_probs = em_step(counts, log_probs)
+            likelihood = corpus_log_likelihood(counts, log_probs)
             run.history.append(Round(len(run.history), len(log_probs), likelihood))
-            log_probs = _m_step(totals)
             if verbose:
                 log(
                     f"step {len(run.history)}: {len(log_probs)} pieces, "
