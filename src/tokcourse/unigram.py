@@ -178,6 +178,8 @@ class SentencePieceUnigram(SentencePieceBPE):
         f32[0] = self.min_score - UNK_PENALTY
         self.unk_score: float = f32[0]
         self._longest = max((len(p) for p in self._normal), default=0)
+        # every prefix of a piece: a candidate that is not one ends the scan, as the trie does
+        self._prefixes = {p[:k] for p in self._normal for k in range(1, len(p) + 1)}
         # the score each trie piece gets in the optimized encoder (user-defined: a bonus)
         self._node_score: dict[int, float] = {}
         for piece, idx in self._normal.items():
@@ -195,8 +197,9 @@ class SentencePieceUnigram(SentencePieceBPE):
     def best_path(self, normalized: str) -> list[tuple[str, int]]:
         """Viterbi over an already normalized text: ``(piece, id)`` pairs, ``<unk>`` per char.
 
-        Linear in ``len(normalized)`` times the longest piece's length (a dict lookup per
-        candidate piece instead of the trie walk, in the same order).
+        Linear in ``len(normalized)`` times the longest piece's length: a set of the pieces'
+        prefixes stands in for the trie (the scan from a start stops at the first candidate
+        that begins no piece), and candidates come in the trie's order, shortest first.
         """
         n = len(normalized)
         best = array("f", bytes(4 * (n + 1)))  # float32, like best_path_score
@@ -204,11 +207,15 @@ class SentencePieceUnigram(SentencePieceBPE):
         id_of = [-1] * (n + 1)
         f32 = array("f", [0.0])
         normal, types, node_score = self._normal, self.types, self._node_score
+        prefixes = self._prefixes
         for start in range(n):
             before = best[start]
             has_single = False
             for end in range(start + 1, min(n, start + self._longest) + 1):
-                idx = normal.get(normalized[start:end])
+                candidate = normalized[start:end]
+                if candidate not in prefixes:
+                    break
+                idx = normal.get(candidate)
                 if idx is None or types[idx] == UNUSED:
                     continue
                 total = node_score[idx] + before
@@ -270,6 +277,8 @@ class SentencePieceUnigram(SentencePieceBPE):
         for start in range(n):
             has_single = False
             for end in range(start + 1, min(n, start + self._longest) + 1):
+                if normalized[start:end] not in self._prefixes:
+                    break
                 idx = self._normal.get(normalized[start:end])
                 if idx is None or self.types[idx] == UNUSED:
                     continue
