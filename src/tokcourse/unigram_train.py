@@ -34,8 +34,10 @@ How this differs from sentencepiece's ``unigram_model_trainer.cc``:
   approximation); we recompute, for each word whose best segmentation uses the piece, the
   best score without it (exact for Viterbi segmentations, slower);
 * stopping: sentencepiece stops at 1.1 times the vocabulary size, then keeps the required
-  characters and the highest-scoring pieces and adds ``<unk>``, ``<s>``, ``</s>``; we stop
-  at ``vocab_size`` pieces and add no special pieces. Its scores are float32, ours float64.
+  characters (putting back missing ones at the lowest score) and the highest-scoring
+  pieces, and adds ``<unk>``, ``<s>``, ``</s>``; we stop at ``vocab_size`` pieces, put back
+  missing characters the same way and add no special pieces. Its scores are float32, ours
+  float64.
 """
 
 from __future__ import annotations
@@ -274,8 +276,12 @@ def train_unigram(
 
     ``seed_size`` longer substrings join the characters at the start (default: 4 times
     ``vocab_size``); each round runs ``em_steps`` EM steps, then keeps ``shrink`` of the
-    pieces (never fewer than ``vocab_size``), until at most ``vocab_size`` remain (the
-    single characters always stay, so there may be more if the text has more characters).
+    pieces (never fewer than ``vocab_size``), until at most ``vocab_size`` remain. EM can
+    drop a character no word needs (every word using it has a likelier segmentation), its
+    probability shrinking to 0; at the end such characters come back at the lowest score,
+    in place of the lowest-scoring longer pieces, so every word of the text can be
+    segmented. There are more than ``vocab_size`` pieces only if the text has more
+    characters than that.
 
     >>> model = train_unigram("low lower lowest " * 5, vocab_size=12)
     >>> len(model.log_probs) <= 12, "▁lowest" in model.log_probs
@@ -305,5 +311,21 @@ def train_unigram(
         if len(log_probs) <= vocab_size or all(len(p) == 1 for p in log_probs):
             break
         log_probs = prune(counts, log_probs, max(vocab_size, int(len(log_probs) * shrink)))
-    run.log_probs = log_probs
+    run.log_probs = _with_every_character(log_probs, counts, vocab_size)
     return run
+
+
+def _with_every_character(
+    log_probs: dict[str, float], counts: Mapping[str, int], vocab_size: int
+) -> dict[str, float]:
+    """Put back the characters EM dropped, at the lowest score, making room for them by
+    removing the lowest-scoring longer pieces (sentencepiece's finalization does the same)."""
+    missing = sorted({c for word in counts for c in word} - set(log_probs))
+    if not missing:
+        return log_probs
+    floor = min(log_probs.values(), default=0.0)
+    longer = sorted((p for p in log_probs if len(p) > 1), key=lambda p: (log_probs[p], p))
+    extra = len(log_probs) + len(missing) - vocab_size
+    dropped = set(longer[: max(0, extra)])
+    kept = {p: lp for p, lp in log_probs.items() if p not in dropped}
+    return dict(sorted({**kept, **dict.fromkeys(missing, floor)}.items()))
