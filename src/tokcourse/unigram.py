@@ -13,21 +13,22 @@ piece ``text[i:j]``. :func:`segmentations` lists every segmentation with its pro
 
 :class:`SentencePieceUnigram` reads a sentencepiece ``.model`` of type UNIGRAM (as data, with
 the parser and normalization of :mod:`tokcourse.sentencepiece_bpe`) and encodes exactly as
-``sentencepiece``'s optimized encoder (``unigram_model.cc``, ``EncodeOptimized``) does:
+``sentencepiece``'s optimized encoder (``unigram_model.cc``, ``EncodeOptimized``, as released
+in sentencepiece 0.2.3, the version ``constraints.txt`` pins) does:
 
 * scores and running totals are float32: every sum is rounded to float32 before it is
   compared, as the C++ ``float`` totals are. This decides exact ties (``'▁-----'`` with
-  pieces ``'-'`` and ``'--'``: float64 sums tie and the tie rule picks another answer).
-  One limit, measured against sentencepiece 0.2.3: on the whole of botchan as one string
-  (70,435 tokens, totals down to -436,000, where float32 steps are 1/32) our ids first
-  differ at token 23,036; encoding the same text cut at its newlines (unknown characters,
-  which every segmentation passes through) matches it exactly, and so does every line on
-  its own. We have not found which arithmetic sentencepiece's binary really does there;
+  pieces ``'-'`` and ``'--'``: float64 sums tie and the tie rule picks another answer);
+* **score reset**: when the best total at a start position falls below -100,000 (or rises
+  above 100,000), that total is subtracted from every total already set from there to the
+  furthest end reached, so the sums stay small enough for float32 to tell near-ties apart.
+  Without it, the whole of botchan as one string (70,435 tokens, totals down to -436,000)
+  first differs from sentencepiece at token 23,036;
 * a character that no piece of one character covers gets an ``<unk>`` node scored
   ``min_score - 10`` (the lowest NORMAL score minus ``kUnkPenalty``);
-* a user-defined piece scores ``len(piece in UTF-8 bytes) * max_score - 0.1``, where
-  ``max_score`` starts at the smallest positive float32, so with all-negative scores a
-  user-defined piece scores about -0.1 and almost always wins;
+* a user-defined piece scores ``0.1 * (length - 1)``, its length counted in UTF-8 bytes by the
+  optimized encoder (in characters in the lattice that n-best and sampling use): never below
+  a normal piece's log-probability, so it always wins, the longer the better;
 * unused pieces are never chosen;
 * ties: the candidates for an end position are tried from the leftmost start (the longest
   last piece) onward and a later one replaces the best only if its sum is strictly greater;
@@ -69,6 +70,18 @@ UNIGRAM_MODEL_TYPE = 1  # TrainerSpec.ModelType.UNIGRAM
 UNK_PENALTY = 10.0
 #: The smallest positive normal float32 (C's FLT_MIN): where sentencepiece's max_score starts.
 FLT_MIN = 1.1754943508222875e-38
+#: ``kScoreResetThreshold``: a best total beyond +-this is shifted back to 0 (see above).
+SCORE_RESET = 100_000.0
+
+
+def user_defined_score(length: int) -> float:
+    """sentencepiece's score of a user-defined piece of ``length`` units, as a float32.
+
+    >>> user_defined_score(1), round(user_defined_score(4), 6)
+    (0.0, 0.3)
+    """
+    out = array("f", [0.1 * (length - 1)])
+    return out[0]
 
 
 def log_sum_exp(values: list[float]) -> float:
@@ -190,9 +203,8 @@ class SentencePieceUnigram(SentencePieceBPE):
         # the score each trie piece gets in the optimized encoder (user-defined: a bonus)
         self._node_score: dict[int, float] = {}
         for piece, idx in self._normal.items():
-            if self.types[idx] == USER_DEFINED:
-                f32[0] = len(piece.encode("utf-8")) * self.max_score
-                self._node_score[idx] = f32[0] - 0.1
+            if self.types[idx] == USER_DEFINED:  # the optimized encoder counts bytes
+                self._node_score[idx] = user_defined_score(len(piece.encode("utf-8")))
             elif self.types[idx] != UNUSED:
                 self._node_score[idx] = self.scores[idx]
 
@@ -215,8 +227,14 @@ class SentencePieceUnigram(SentencePieceBPE):
         f32 = array("f", [0.0])  # rounds a sum to float32
         normal, types, node_score = self._normal, self.types, self._node_score
         prefixes = self._prefixes
+        frontier = 0  # the furthest end position any node has reached
         for start in range(n):
             before = best[start]
+            if not -SCORE_RESET <= before <= SCORE_RESET:  # shift totals back towards 0
+                for i in range(start, frontier + 1):
+                    if i == start or start_of[i] != -1:
+                        best[i] -= before  # rounded to float32 on the way in
+                before = 0.0
             has_single = False
             for end in range(start + 1, min(n, start + self._longest) + 1):
                 candidate = normalized[start:end]
@@ -225,12 +243,14 @@ class SentencePieceUnigram(SentencePieceBPE):
                 idx = normal.get(candidate)
                 if idx is None or types[idx] == UNUSED:
                     continue
+                frontier = max(frontier, end)
                 f32[0] = node_score[idx] + before
                 total = f32[0]
                 if start_of[end] == -1 or total > best[end]:  # '>': the first found keeps ties
                     best[end], start_of[end], id_of[end] = total, start, idx
                 has_single = has_single or end == start + 1
             if not has_single:  # an unknown character: one <unk> node of one character
+                frontier = max(frontier, start + 1)
                 f32[0] = self.unk_score + before
                 total = f32[0]
                 if start_of[start + 1] == -1 or total > best[start + 1]:
@@ -274,12 +294,11 @@ class SentencePieceUnigram(SentencePieceBPE):
         """For each end position, the nodes ending there: ``(start, score, id)``.
 
         As ``PopulateNodes`` builds it: every piece (unused ones left out), a user-defined
-        piece scored ``len(piece in characters) * max_score - 0.1``, and an ``<unk>`` node of
+        piece scored ``user_defined_score(len(piece in characters))``, and an ``<unk>`` node of
         one character where no one-character piece starts.
         """
         n = len(normalized)
         ends: list[list[tuple[int, float, int]]] = [[] for _ in range(n + 1)]
-        f32 = array("f", [0.0])
         for start in range(n):
             has_single = False
             for end in range(start + 1, min(n, start + self._longest) + 1):
@@ -290,8 +309,7 @@ class SentencePieceUnigram(SentencePieceBPE):
                     continue
                 score = self.scores[idx]
                 if self.types[idx] == USER_DEFINED:
-                    f32[0] = (end - start) * self.max_score - 0.1
-                    score = f32[0]
+                    score = user_defined_score(end - start)
                 ends[end].append((start, score, idx))
                 has_single = has_single or end == start + 1
             if not has_single:
