@@ -16,7 +16,7 @@ module              chapter   exercises
 ``bites``           09        unstable_prefixes, format_costs
 ``glitch``          10        is_partial_utf8, is_reachable, rank_by_untrained
 ``wordpiece``       11        wordpiece_word, strip_accents
-``unigram``         11        (chapter 11's Unigram exercises)
+``unigram``         11        viterbi, em_step
 ``capstone``        12        (chapter 12's capstone exercises)
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================
