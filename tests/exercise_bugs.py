@@ -1998,3 +1998,342 @@ def _(ranks):
 @bug("recover_merges", "recover-merges-list", "returns a list of (pair, id)", rule="type")
 def _(ranks):
     return list(pretrained.recover_merges(ranks).items())
+
+
+# --- chapter 11: WordPiece -----------------------------------------------------------------------
+
+
+def _longest_from(word, start, vocab, prefix="##"):
+    """The longest vocabulary piece starting at ``start`` (with ## after the first), or None."""
+    for end in range(len(word), start, -1):
+        piece = word[start:end] if start == 0 else prefix + word[start:end]
+        if piece in vocab:
+            return piece, end
+    return None
+
+
+@bug("wordpiece_word", "wordpiece-shortest-match", "takes the shortest matching piece",
+     hint="*longest*")  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(start + 1, len(word) + 1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                break
+        else:
+            return ["[UNK]"]
+        pieces.append(piece)
+        start = end
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-no-prefix", "looks up later pieces without '##'",
+     hint="*with* '##' in front")  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        found = _longest_from(word, start, vocab, prefix="")
+        if found is None:
+            return ["[UNK]"]
+        pieces.append(found[0] if start == 0 else "##" + found[0])
+        start = found[1]
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-partial-unk", "emits [UNK] for the stuck character and goes on",
+     hint="the *whole word* becomes one")  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        found = _longest_from(word, start, vocab)
+        if found is None:
+            pieces.append("[UNK]")
+            start += 1
+            continue
+        pieces.append(found[0])
+        start = found[1]
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-from-right", "takes the longest match from the right end",
+     hint="from the *right* end")  # fmt: skip
+def _(word, vocab):
+    pieces, end = [], len(word)
+    while end > 0:
+        for start in range(end):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                break
+        else:
+            return ["[UNK]"]
+        pieces.insert(0, piece)
+        end = start
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-off-by-one", "never tries a one-character piece",
+     hint="down to a single character")  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        end = len(word)
+        while end > start + 1:  # off by one: stops before the single character
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                break
+            end -= 1
+        else:
+            return ["[UNK]"]
+        pieces.append(piece)
+        start = end
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-backtracks", "backtracks to a shorter piece when stuck",
+     hint="never backtracks")  # fmt: skip
+def _(word, vocab):
+    def search(start):
+        if start == len(word):
+            return []
+        for end in range(len(word), start, -1):
+            piece = word[start:end] if start == 0 else "##" + word[start:end]
+            if piece in vocab:
+                rest = search(end)
+                if rest is not None:
+                    return [piece, *rest]
+        return None
+
+    pieces = search(0)
+    return ["[UNK]"] if pieces is None else pieces
+
+
+@bug("wordpiece_word", "wordpiece-slice-end", "slices one character short of the end tried",
+     hint="down to a single character")  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = word[start : end - 1] if start == 0 else "##" + word[start : end - 1]
+            if piece in vocab and end - 1 > start:
+                pieces.append(piece)
+                start = end
+                break
+        else:
+            return ["[UNK]"]
+    return pieces
+
+
+@bug("strip_accents", "strip-accents-nfkd", "decomposes with NFKD", hint="NFKD")
+def _(text):
+    import unicodedata
+
+    nfkd = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in nfkd if unicodedata.category(c) != "Mn")
+
+
+@bug("strip_accents", "strip-accents-all-marks", "drops every mark, Mc and Me too",
+     hint="only nonspacing marks")  # fmt: skip
+def _(text):
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", text)
+    return "".join(c for c in nfd if not unicodedata.category(c).startswith("M"))
+
+
+@bug("strip_accents", "strip-accents-combining-class", "drops characters with a combining class",
+     hint="combining *class*")  # fmt: skip
+def _(text):
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
+@bug("strip_accents", "strip-accents-recompose", "composes the result again with NFC",
+     hint="do not compose it again")  # fmt: skip
+def _(text):
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", text)
+    return unicodedata.normalize("NFC", "".join(c for c in nfd if unicodedata.category(c) != "Mn"))
+
+
+@bug("strip_accents", "strip-accents-no-decomposition", "drops marks without decomposing first",
+     hint="normalize with 'NFD' first")  # fmt: skip
+def _(text):
+    import unicodedata
+
+    return "".join(c for c in text if unicodedata.category(c) != "Mn")
+
+
+@bug("strip_accents", "strip-accents-ascii", "encodes to ASCII, ignoring errors",
+     hint="deletes every non-Latin letter")  # fmt: skip
+def _(text):
+    import unicodedata
+
+    return unicodedata.normalize("NFD", text).encode("ascii", "ignore").decode()
+
+
+# --- chapter 11: unigram ------------------------------------------------------------------------
+
+
+def _unigram_viterbi(text, log_probs, *, score=lambda total, lp: total + lp, better=None):
+    """A forward Viterbi with a pluggable way to combine and compare totals (for the bugs)."""
+    better = better or (lambda new, old: new > old)
+    longest = max(map(len, log_probs), default=0)
+    best, back = [0.0] + [None] * len(text), [0] * (len(text) + 1)
+    for end in range(1, len(text) + 1):
+        for start in range(max(0, end - longest), end):
+            lp = log_probs.get(text[start:end])
+            if lp is None or best[start] is None:
+                continue
+            total = score(best[start], lp)
+            if best[end] is None or better(total, best[end]):
+                best[end], back[end] = total, start
+    if best[-1] is None:
+        raise ValueError(f"cannot segment {text!r}")
+    pieces, end = [], len(text)
+    while end > 0:
+        pieces.append(text[back[end] : end])
+        end = back[end]
+    return pieces[::-1]
+
+
+@bug("viterbi", "viterbi-greedy", "greedy longest match instead of Viterbi",
+     hint="greedy longest match")  # fmt: skip
+def _(text, log_probs):
+    out, i = [], 0
+    while i < len(text):
+        j = next((j for j in range(len(text), i, -1) if text[i:j] in log_probs), None)
+        if j is None:
+            raise ValueError(f"no piece at {i}")
+        out.append(text[i:j])
+        i = j
+    return out
+
+
+@bug("viterbi", "viterbi-last-only", "compares the last pieces' scores, not the totals",
+     hint="plus its own log-probability")  # fmt: skip
+def _(text, log_probs):
+    return _unigram_viterbi(text, log_probs, score=lambda total, lp: lp)
+
+
+@bug("viterbi", "viterbi-fewest", "takes the fewest pieces",
+     hint="the fewest pieces")  # fmt: skip
+def _(text, log_probs):
+    return _unigram_viterbi(text, log_probs, score=lambda total, lp: total - 1)
+
+
+@bug("viterbi", "viterbi-ties", "replaces on equal totals (>=): the shortest last piece wins ties",
+     hint="use >, not >=")  # fmt: skip
+def _(text, log_probs):
+    return _unigram_viterbi(text, log_probs, better=lambda new, old: new >= old)
+
+
+@bug("viterbi", "viterbi-reversed", "forgets to reverse the back-pointer walk",
+     hint="reverse the list")  # fmt: skip
+def _(text, log_probs):
+    return _unigram_viterbi(text, log_probs)[::-1]
+
+
+@bug("viterbi", "viterbi-unknown-as-piece", "lets an unknown character through as a piece",
+     hint="raise ValueError naming the position")  # fmt: skip
+def _(text, log_probs):
+    return _unigram_viterbi(text, {**log_probs, **{c: -100.0 for c in text}})
+
+
+@bug("viterbi", "viterbi-tuple", "returns a tuple", rule="type")
+def _(text, log_probs):
+    return tuple(_unigram_viterbi(text, log_probs))
+
+
+@bug("viterbi", "viterbi-adds-unknown", "adds a piece for each unknown character to log_probs",
+     rule="pure")  # fmt: skip
+def _(text, log_probs):
+    pieces = _unigram_viterbi(text, log_probs)
+    log_probs.setdefault("", 0.0)
+    return pieces
+
+
+def _unigram_em(word_counts, log_probs, *, weight=True, hard=False, uniform=False,
+                normalize=True, logs=True, drop=True):  # fmt: skip
+    """One EM step by enumerating segmentations, with switches for the catalogued bugs."""
+    from tokcourse.unigram import segmentations, viterbi
+
+    totals = {p: 0.0 for p in log_probs} if not drop else {}
+    for word, count in word_counts.items():
+        if hard:
+            segs = {tuple(viterbi(word, log_probs)): 1.0}
+        else:
+            segs = segmentations(word, log_probs, alpha=0.0 if uniform else 1.0)
+        if not segs:
+            raise ValueError(f"cannot segment {word!r}")
+        for seg, prob in segs.items():
+            for piece in seg:
+                totals[piece] = totals.get(piece, 0.0) + (count if weight else 1) * prob
+    grand = sum(totals.values()) if normalize else 1.0
+    out = {}
+    for piece, c in totals.items():
+        if c == 0:
+            out[piece] = -math.inf
+        else:
+            out[piece] = math.log(c / grand) if logs else c / grand
+    return out
+
+
+@bug("em_step", "em-unweighted", "forgets to weight words by their count",
+     hint="its count in word_counts")  # fmt: skip
+def _(word_counts, log_probs):
+    return _unigram_em(word_counts, log_probs, weight=False)
+
+
+@bug("em_step", "em-hard", "counts the pieces of the best segmentation only",
+     hint="hard EM")  # fmt: skip
+def _(word_counts, log_probs):
+    return _unigram_em(word_counts, log_probs, hard=True)
+
+
+@bug("em_step", "em-uniform", "weighs every segmentation equally",
+     hint="every segmentation counted equally")  # fmt: skip
+def _(word_counts, log_probs):
+    return _unigram_em(word_counts, log_probs, uniform=True)
+
+
+@bug("em_step", "em-not-normalized", "returns the log of the raw expected counts",
+     hint="do not sum to 1")  # fmt: skip
+def _(word_counts, log_probs):
+    return _unigram_em(word_counts, log_probs, normalize=False)
+
+
+@bug("em_step", "em-probabilities", "returns probabilities, not log-probabilities",
+     hint="look like probabilities")  # fmt: skip
+def _(word_counts, log_probs):
+    return _unigram_em(word_counts, log_probs, logs=False)
+
+
+@bug("em_step", "em-keeps-unused", "keeps unused pieces with -inf",
+     hint="used in no segmentation")  # fmt: skip
+def _(word_counts, log_probs):
+    return _unigram_em(word_counts, log_probs, drop=False)
+
+
+@bug("em_step", "em-skips-unsegmentable", "skips words it cannot segment",
+     hint="not to skip the word")  # fmt: skip
+def _(word_counts, log_probs):
+    from tokcourse.unigram import segmentations
+
+    kept = {w: c for w, c in word_counts.items() if segmentations(w, log_probs)}
+    return _unigram_em(kept, log_probs)
+
+
+@bug("em_step", "em-in-place", "writes the new values into log_probs", rule="pure")
+def _(word_counts, log_probs):
+    new = _unigram_em(word_counts, log_probs)
+    log_probs.clear()
+    log_probs.update(new)
+    return new
+
+
+@bug("em_step", "em-pairs", "returns a list of (piece, log-prob) pairs", rule="type")
+def _(word_counts, log_probs):
+    return sorted(_unigram_em(word_counts, log_probs).items())

@@ -664,3 +664,73 @@ def test_chapter_12_alternatives_pass():
 
     for name, fn in [("merges_to_ranks", merges_to_ranks), ("recover_merges", recover_merges)]:
         assert run_check(check.exercise(name), fn, quiet=True).passed, name
+
+
+def test_chapter_11_wordpiece_alternatives_pass():
+    """Other correct ways: WordPiece by recursion over the longest prefix, the vocabulary used
+    as a set; accents stripped with the ``regex`` module's \\p{Mn} after NFD."""
+    import unicodedata
+
+    import regex
+
+    def wordpiece_word(word, vocab):
+        def rest(start):
+            if start == len(word):
+                return []
+            for end in reversed(range(start + 1, len(word) + 1)):
+                piece = ("##" if start else "") + word[start:end]
+                if piece in set(vocab):
+                    tail = rest(end)
+                    return None if tail is None else [piece, *tail]
+            return None
+
+        pieces = rest(0)
+        return ["[UNK]"] if pieces is None else pieces
+
+    def strip_accents(text):
+        return regex.sub(r"\p{Mn}", "", unicodedata.normalize("NFD", text))
+
+    for name, fn in [("wordpiece_word", wordpiece_word), ("strip_accents", strip_accents)]:
+        assert run_check(check.exercise(name), fn, quiet=True).passed, name
+
+
+def test_chapter_11_unigram_alternatives_pass():
+    import math
+
+    def viterbi(text, log_probs):  # recursion over prefixes, with a cache
+        import functools
+
+        @functools.cache
+        def best(end):
+            if end == 0:
+                return 0.0, ()
+            found = None
+            for start in range(end):  # leftmost start first; only a strictly better total wins
+                piece = text[start:end]
+                if piece in log_probs and best(start) is not None:
+                    total = best(start)[0] + log_probs[piece]
+                    if found is None or total > found[0]:
+                        found = (total, (*best(start)[1], piece))
+            return found
+
+        if best(len(text)) is None:
+            raise ValueError(f"no segmentation of {text!r}")
+        return list(best(len(text))[1])
+
+    def em_step(word_counts, log_probs):  # enumerate every segmentation: fine for short words
+        from tokcourse.unigram import segmentations
+
+        counts = {}
+        for word, n in word_counts.items():
+            segs = segmentations(word, log_probs)
+            if not segs:
+                raise ValueError(word)
+            for seg, p in segs.items():
+                for piece in seg:
+                    counts[piece] = counts.get(piece, 0) + n * p
+        total = math.fsum(counts.values())
+        return {piece: math.log(c) - math.log(total) for piece, c in counts.items() if c}
+
+    for name, fn in [("viterbi", viterbi), ("em_step", em_step)]:
+        result = run_check(check.exercise(name), fn, quiet=True)
+        assert result.passed, result.message

@@ -23,6 +23,8 @@ a module imports only modules listed before it):
 * ``basic``       the byte-level tokenizer; ``regex`` the one that splits first
 * ``pretrained``  GPT-2, GPT-4, GPT-4o from tiktoken's ranks; merge recovery
 * ``sentencepiece_bpe``  SentencePiece BPE from a ``.model`` file: sentencepiece's exact ids (ch07)
+* ``unigram``     unigram segmentation: Viterbi, n-best, sampling; sentencepiece's exact ids (ch11)
+* ``unigram_train``  a small unigram trainer: seed pieces, one EM step, pruning (ch11)
 
 :mod:`tokcourse.course` holds the course machinery a learner does not need to read: offline
 assets, exercise checks, display helpers, benchmark results (its docstring lists its modules).

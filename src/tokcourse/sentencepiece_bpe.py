@@ -188,12 +188,15 @@ def add_dummy_prefix(data: bytes) -> bool:
     return bool(parse_model(data).normalizer_spec.add_dummy_prefix)
 
 
-def _refusal(proto: Any) -> str | None:
+def _refusal(
+    proto: Any, model_type: int = BPE_MODEL_TYPE, user_defined_ok: bool = False
+) -> str | None:
     """Why we cannot encode exactly like sentencepiece with this model (None: we can)."""
     trainer, norm = proto.trainer_spec, proto.normalizer_spec
-    if trainer.model_type != BPE_MODEL_TYPE:
+    if trainer.model_type != model_type:
         kind = type(trainer).ModelType.Name(trainer.model_type)
-        return f"trainer_spec.model_type is {kind}; only BPE models are implemented"
+        want = type(trainer).ModelType.Name(model_type)
+        return f"trainer_spec.model_type is {kind}; this class implements {want} models only"
     if norm.precompiled_charsmap:
         return (
             f"normalizer_spec uses the precompiled character map of rule {norm.name!r} "
@@ -205,7 +208,7 @@ def _refusal(proto: Any) -> str | None:
     if trainer.treat_whitespace_as_suffix:
         return "trainer_spec.treat_whitespace_as_suffix is true; only prefixes are implemented"
     user = [p.piece for p in proto.pieces if p.type == USER_DEFINED]
-    if user:
+    if user and not user_defined_ok:
         return f"the model has {len(user)} user-defined pieces (first {user[0]!r})"
     return None
 
@@ -222,9 +225,13 @@ class SentencePieceBPE:
     [22557, 1526]
     """
 
+    # what a subclass (tokcourse.unigram) changes: the model type, and user-defined pieces
+    _MODEL_TYPE = BPE_MODEL_TYPE
+    _USER_DEFINED_OK = False
+
     def __init__(self, data: bytes) -> None:
         proto = parse_model(data)
-        why = _refusal(proto)
+        why = _refusal(proto, self._MODEL_TYPE, self._USER_DEFINED_OK)
         if why is not None:
             raise ValueError(f"cannot encode like sentencepiece: {why}")
         self.pieces: list[str] = [p.piece for p in proto.pieces]

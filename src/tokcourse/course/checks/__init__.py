@@ -15,8 +15,8 @@ module              chapter   exercises
 ``vocab_size``      08        vocab_parameters, compression_ratio
 ``bites``           09        unstable_prefixes, format_costs
 ``glitch``          10        is_partial_utf8, is_reachable, rank_by_untrained
-``wordpiece``       11        (chapter 11's WordPiece exercises)
-``unigram``         11        (chapter 11's Unigram exercises)
+``wordpiece``       11        wordpiece_word, strip_accents
+``unigram``         11        viterbi, em_step
 ``capstone``        12        merges_to_ranks, recover_merges
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================

@@ -1,0 +1,412 @@
+"""WordPiece as BERT uses it (chapter 11): Hugging Face ``tokenizers``' exact tokens and ids.
+
+BERT's tokenizer runs three stages, and this module writes each one out:
+
+1. :func:`normalize`, the ``BertNormalizer``: drop control characters (and NUL and U+FFFD), turn
+   every kind of whitespace into ``" "``, put spaces around CJK ideographs, strip accents (NFD,
+   then drop the nonspacing marks, category Mn) and lower-case **one character at a time** (so a
+   final capital sigma becomes ``σ``, never ``ς``);
+2. :func:`pre_tokenize`, the ``BertPreTokenizer``: split on whitespace, then cut every
+   punctuation character (ASCII punctuation or a Unicode ``P*`` category) into a word of its own;
+3. :func:`wordpiece_word` per word: greedy **longest match first** from the left, pieces after the
+   first one carry the ``##`` prefix, and a word that cannot be covered becomes one ``[UNK]``
+   (so does a word of more than 100 characters).
+
+:class:`WordPiece` puts them together over a ``vocab.txt``. The character classes follow the
+Rust crates ``tokenizers`` 0.23 is built with, whose Unicode tables are not Python's: the
+module carries the difference as data (``_KEPT``, ``_MAPPED``, ``_NOT_PUNCT``), and the parity
+tests compare every code point.
+
+>>> wordpiece_word("unaffable", {"un": 0, "##aff": 1, "##able": 2})
+['un', '##aff', '##able']
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+__all__ = [
+    "WordPiece",
+    "is_cjk",
+    "is_control",
+    "is_punctuation",
+    "is_whitespace",
+    "load_vocab",
+    "normalize",
+    "pre_tokenize",
+    "strip_accents",
+    "wordpiece_word",
+]
+
+#: Unicode's White_Space characters, as Rust's ``char::is_whitespace`` knows them. The control
+#: characters among them (U+000B, U+000C, U+0085) are dropped before this rule is asked.
+WHITESPACE = frozenset(
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+#: The blocks BERT calls "Chinese characters" (CJK ideographs; not kana, not Hangul).
+CJK_RANGES = (
+    (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
+    (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F),
+)  # fmt: skip
+
+# --- where tokenizers' Unicode tables differ from Python's ------------------------------------
+# ``tokenizers`` asks the crate ``unicode_categories`` (old Unicode tables) whether a character
+# is a control, a nonspacing mark or punctuation, ``unicode-normalization-alignments`` for NFD,
+# and Rust's std (Unicode 16) for whitespace and lower case. Python 3.11-3.13 know Unicode
+# 14.0-15.1. The tables below were read off tokenizers 0.23.3 itself, code point by code point,
+# under each of those Pythons; ``tests/test_wordpiece_parity.py`` re-derives them.
+# Hex ranges of characters the normalizer leaves as they are although Python's tables would
+# drop them (marks and format characters the crate does not know):
+_KEPT = """
+07FD 0890-0891 0898-089F 08CA-08E2 09FE 0AFA-0AFF 0B55 0C04 0C3C 0D00 0D3B-0D3C 0D81 0EBA 0ECE
+180F 1885-1886 1ABF-1ACE 1DF6-1DFB A82C A8C5 A8FF A9BD 10D24-10D27 10EAB-10EAC 10EFD-10EFF
+10F46-10F50 10F82-10F85 11070 11073-11074 110C2 110CD 111C9 111CF 1123E 11241 1133B 11438-1143F
+11442-11444 11446 1145E 1182F-11837 11839-1183A 11938 1193B-1193C 1193E 11943 119D4-119D7
+119DA-119DB 119E0 11A01-11A0A 11A33-11A38 11A3B-11A3E 11A47 11A51-11A56 11A59-11A5B 11A8A-11A96
+11A98-11A99 11C30-11C36 11C38-11C3D 11C3F 11C92-11CA7 11CAA-11CB0 11CB2-11CB3 11CB5-11CB6
+11D31-11D36 11D3A 11D3C-11D3D 11D3F-11D45 11D47 11D90-11D91 11D95 11D97 11EF3-11EF4 11F00-11F01
+11F36-11F3A 11F40 11F42 13430-13440 13447-13455 16F4F 16FE4 1CF00-1CF2D 1CF30-1CF46 1E000-1E006
+1E008-1E018 1E01B-1E021 1E023-1E024 1E026-1E02A 1E08F 1E130-1E136 1E2AE 1E2EC-1E2EF 1E4EC-1E4EF
+1E944-1E94A
+"""
+_NOT_PUNCT = """
+061D 09FD 0A76 0C77 0C84 1B7D-1B7E 2E43-2E4F 2E52-2E5D 10EAD 10F55-10F59 10F86-10F89
+1144B-1144F 1145A-1145B 1145D 11660-1166C 116B9 1183B 11944-11946 119E2 11A3F-11A46 11A9A-11A9C
+11A9E-11AA2 11B00-11B09 11C41-11C45 11C70-11C71 11EF7-11EF8 11F43-11F4F 11FFF 12FF1-12FF2
+16E97-16E9A 16FE2 1E95E-1E95F
+"""
+_MAPPED = """
+1734> 1C89>1C8A A7CB>0264 A7CC>A7CD A7CE>A7CF A7D2>A7D3 A7D4>A7D5 A7DA>A7DB A7DC>019B
+10D50-10D65>10D70 16EA0-16EB8>16EBB
+"""
+
+# (``_MAPPED``: ``A-B>C`` maps A..B onto C.., ``A>`` deletes A: Rust lower-cases letters of
+# Unicode 16 that Python does not know yet; the crate's NFD drops U+1734, once a Mn.)
+_EXTRA_PUNCT = "\U000111c9\u166d"  # punctuation to the crate, no longer P* to Python
+
+
+def _ranges(table: str) -> list[tuple[int, int]]:
+    out = []
+    for item in table.split():
+        first, _, last = item.partition("-")
+        out.append((int(first, 16), int(last or first, 16)))
+    return out
+
+
+@functools.cache
+def _overrides() -> dict[str, str]:
+    """{character: what BERT's normalizer makes of it} where Python's tables disagree."""
+    table = {chr(c): chr(c) for a, b in _ranges(_KEPT) for c in range(a, b + 1)}
+    for item in _MAPPED.split():
+        source, _, target = item.partition(">")
+        ((a, b),) = _ranges(source)
+        for c in range(a, b + 1):
+            table[chr(c)] = chr(int(target, 16) + c - a) if target else ""
+    return table
+
+
+@functools.cache
+def _not_punctuation() -> frozenset[str]:
+    return frozenset(chr(c) for a, b in _ranges(_NOT_PUNCT) for c in range(a, b + 1))
+
+
+def is_control(ch: str) -> bool:
+    """Whether BERT's cleaning drops ``ch``: NUL, U+FFFD, and categories Cc, Cf, Co, Cs.
+
+    Tab, newline and carriage return are whitespace instead; unassigned code points (Cn) stay.
+
+    >>> is_control("\\x07"), is_control("\\u200b"), is_control("\\t"), is_control("a")
+    (True, True, False, False)
+    """
+    if ch in "\t\n\r":
+        return False
+    return ch in "\x00\ufffd" or unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs")
+
+
+def is_whitespace(ch: str) -> bool:
+    """Whether ``ch`` is Unicode White_Space (what the cleaning turns into ``" "``).
+
+    >>> is_whitespace("\\u3000"), is_whitespace("\\u200b")
+    (True, False)
+    """
+    return ch in WHITESPACE
+
+
+def is_cjk(ch: str) -> bool:
+    """Whether ``ch`` is in one of BERT's CJK ideograph blocks (:data:`CJK_RANGES`).
+
+    >>> is_cjk("後"), is_cjk("か"), is_cjk("한")
+    (True, False, False)
+    """
+    c = ord(ch)
+    return any(a <= c <= b for a, b in CJK_RANGES)
+
+
+def is_punctuation(ch: str) -> bool:
+    """Whether BERT's pre-tokenizer cuts ``ch`` off as a word of its own.
+
+    ASCII punctuation (``$``, ``+``, ``^`` and ``~`` included, though Unicode calls them
+    symbols) or a Unicode ``P*`` category, as tokenizers' tables have them.
+
+    >>> is_punctuation("$"), is_punctuation("。"), is_punctuation("€")
+    (True, True, False)
+    """
+    if ch in _EXTRA_PUNCT or (len(ch) == 1 and ch.isascii() and _ASCII_PUNCT.match(ch)):
+        return True
+    return unicodedata.category(ch).startswith("P") and ch not in _not_punctuation()
+
+
+_ASCII_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
+
+
+def strip_accents(text: str) -> str:
+    """Decompose (NFD), then drop every nonspacing mark (category Mn).
+
+    The textbook rule, with Python's Unicode tables; :func:`normalize` adds tokenizers' own.
+
+    >>> strip_accents("Crème Brûlée"), strip_accents("ﬁ")
+    ('Creme Brulee', 'ﬁ')
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+
+
+@functools.lru_cache(maxsize=65_536)
+def _clean_char(ch: str) -> str:
+    """Cleaning and CJK padding of one character (no override applies to it)."""
+    if is_control(ch):
+        return ""
+    if ch in WHITESPACE:
+        return " "
+    return f" {ch} " if is_cjk(ch) else ch
+
+
+def _finish(segment: str) -> str:
+    """Accent stripping, then lower case one character at a time (no final sigma)."""
+    return "".join(ch.lower() for ch in strip_accents(segment))
+
+
+def normalize(text: str) -> str:
+    """BERT's normalizer (``BertNormalizer`` with lower-casing): clean, CJK, accents, lower.
+
+    Characters Python's Unicode tables see differently from tokenizers' get tokenizers'
+    answer; they are not decomposed with their neighbours (the crate sees no mark there).
+
+    >>> normalize("Héllo\\tWORLD 東京 ΟΔΟΣ\\x07!")
+    'hello world  東  京  οδοσ!'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    if text.isascii():  # the common case, fast: no accents, no case subtleties, no CJK
+        return text.translate(_ASCII_CLEAN).lower()
+    overrides = _overrides()
+    out: list[str] = []
+    segment: list[str] = []
+    for ch in text:
+        fixed = overrides.get(ch)
+        if fixed is None:
+            segment.append(_clean_char(ch))
+            continue
+        out.append(_finish("".join(segment)))
+        out.append(fixed)
+        segment = []
+    out.append(_finish("".join(segment)))
+    return "".join(out)
+
+
+#: ASCII cleaning: tab, newline and carriage return become spaces, other controls go
+#: (vertical tab and form feed too: they are control characters before they are whitespace).
+_ASCII_CLEAN = {c: (" " if chr(c) in "\t\n\r" else None) for c in [*range(32), 127]}
+
+
+def pre_tokenize(normalized: str) -> list[str]:
+    """BERT's pre-tokenizer: split on whitespace, then isolate each punctuation character.
+
+    >>> pre_tokenize("don't stop... now")
+    ['don', "'", 't', 'stop', '.', '.', '.', 'now']
+    """
+    if not isinstance(normalized, str):
+        raise TypeError(f"normalized must be str, not {type(normalized).__name__}")
+    words: list[str] = []
+    punctuation = _punctuation_cache
+    for chunk in normalized.translate(_SPACES).split(" "):
+        start = 0
+        for i, ch in enumerate(chunk):
+            is_punct = punctuation.get(ch)
+            if is_punct is None:
+                is_punct = punctuation[ch] = is_punctuation(ch)
+            if is_punct:
+                if start < i:
+                    words.append(chunk[start:i])
+                words.append(ch)
+                start = i + 1
+        if start < len(chunk):
+            words.append(chunk[start:])
+    return words
+
+
+_SPACES = {ord(ch): " " for ch in WHITESPACE}
+_punctuation_cache: dict[str, bool] = {}
+
+
+def wordpiece_word(
+    word: str,
+    vocab: Mapping[str, int] | set[str] | frozenset[str],
+    *,
+    unk_token: str = "[UNK]",
+    prefix: str = "##",
+    max_chars: int = 100,
+    max_piece_chars: int | None = None,
+) -> list[str]:
+    """Greedy longest-match-first WordPiece of one normalized word.
+
+    From the left, take the longest piece in ``vocab`` (with ``prefix`` after the first piece),
+    then go on after it. If some position cannot be matched at all, the whole word becomes
+    ``[unk_token]``: no partial pieces. So does a word longer than ``max_chars`` characters.
+    ``max_piece_chars`` (the longest vocabulary entry, prefix included) only makes the search
+    shorter; leaving it out gives the same answer.
+
+    >>> wordpiece_word("playing", {"play": 0, "##ing": 1, "p": 2})
+    ['play', '##ing']
+    >>> wordpiece_word("playx", {"play": 0, "##ing": 1})
+    ['[UNK]']
+    """
+    if not isinstance(word, str):
+        raise TypeError(f"word must be str, not {type(word).__name__}")
+    if len(word) > max_chars:
+        return [unk_token]
+    pieces: list[str] = []
+    start = 0
+    while start < len(word):
+        end = len(word)
+        if max_piece_chars is not None:
+            end = min(end, start + max_piece_chars - (len(prefix) if start else 0))
+        while end > start:
+            piece = word[start:end] if start == 0 else prefix + word[start:end]
+            if piece in vocab:
+                break
+            end -= 1
+        else:
+            return [unk_token]  # nothing matches here: the whole word is unknown
+        pieces.append(piece)
+        start = end
+    return pieces
+
+
+def load_vocab(path: str | Path) -> dict[str, int]:
+    """Read a ``vocab.txt``: one token per line, its id the line number (from 0).
+
+    Example: ``load_vocab(minilm_vocab_path())["[UNK]"]  # 100``
+    """
+    vocab: dict[str, int] = {}
+    with open(path, encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            token = line.rstrip("\n")
+            if token in vocab:
+                raise ValueError(f"{path}: token {token!r} on line {i + 1} was already on line "
+                                 f"{vocab[token] + 1}")  # fmt: skip
+            vocab[token] = i
+    return vocab
+
+
+class WordPiece:
+    """BERT's uncased WordPiece tokenizer over a vocabulary: tokens and ids as HF computes them.
+
+    ``special_tokens`` (default: those of ``[PAD] [UNK] [CLS] [SEP] [MASK]`` that ``vocab``
+    has) are matched in the raw text first, exactly as written, and never normalized: the text
+    ``"[SEP]"`` is the token ``[SEP]``, while ``"[sep]"`` is cut at its brackets.
+
+    >>> wp = WordPiece({"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3, "!": 4})
+    >>> wp.tokenize("Unaffable!"), wp.encode("Unaffable!")
+    (['un', '##aff', '##able', '!'], [1, 2, 3, 4])
+    """
+
+    def __init__(
+        self,
+        vocab: Mapping[str, int],
+        *,
+        unk_token: str = "[UNK]",
+        prefix: str = "##",
+        max_chars: int = 100,
+        special_tokens: Sequence[str] | None = None,
+    ) -> None:
+        if unk_token not in vocab:
+            raise ValueError(f"unk_token {unk_token!r} is not in the vocabulary")
+        self.vocab = dict(vocab)
+        self.unk_token, self.prefix, self.max_chars = unk_token, prefix, max_chars
+        self.max_piece_chars = max(len(t) for t in self.vocab)
+        if special_tokens is None:
+            special_tokens = [t for t in ("[PAD]", unk_token, "[CLS]", "[SEP]", "[MASK]")
+                              if t in self.vocab]  # fmt: skip
+        missing = [t for t in special_tokens if t not in self.vocab]
+        if missing:
+            raise ValueError(f"special tokens {missing} are not in the vocabulary")
+        self.special_tokens = list(dict.fromkeys(special_tokens))
+        longest_first = sorted(self.special_tokens, key=len, reverse=True)
+        self._special_re = (re.compile("|".join(map(re.escape, longest_first)))
+                            if longest_first else None)  # fmt: skip
+        self._cache: dict[str, list[str]] = {}
+
+    @classmethod
+    def from_file(cls, path: str | Path, **kwargs) -> WordPiece:
+        """A tokenizer over the ``vocab.txt`` at ``path`` (see :func:`load_vocab`)."""
+        return cls(load_vocab(path), **kwargs)
+
+    def tokenize_word(self, word: str) -> list[str]:
+        """The pieces of one normalized, pre-tokenized word (cached)."""
+        pieces = self._cache.get(word)
+        if pieces is None:
+            pieces = wordpiece_word(word, self.vocab, unk_token=self.unk_token,
+                                    prefix=self.prefix, max_chars=self.max_chars,
+                                    max_piece_chars=self.max_piece_chars)  # fmt: skip
+            if len(self._cache) < 200_000:
+                self._cache[word] = pieces
+        return pieces
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of ``text``: special tokens, then normalize, pre-tokenize, WordPiece."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        tokens: list[str] = []
+        start = 0
+        matches = self._special_re.finditer(text) if self._special_re else ()
+        for match in matches:
+            tokens += self._tokenize_ordinary(text[start : match.start()])
+            tokens.append(match.group())
+            start = match.end()
+        tokens += self._tokenize_ordinary(text[start:])
+        return tokens
+
+    def _tokenize_ordinary(self, text: str) -> list[str]:
+        return [p for word in pre_tokenize(normalize(text)) for p in self.tokenize_word(word)]
+
+    def encode(self, text: str) -> list[int]:
+        """The ids of :meth:`tokenize`'s tokens (no ``[CLS]``/``[SEP]`` added)."""
+        return [self.vocab[t] for t in self.tokenize(text)]
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Tokens joined with spaces, ``##`` pieces glued to the one before (lossy: BERT
+        lower-cased and dropped accents, so this is not the original text).
+
+        >>> WordPiece({"[UNK]": 0, "un": 1, "##aff": 2}).decode([1, 2, 0])
+        'unaff [UNK]'
+        """
+        inverse = {i: t for t, i in self.vocab.items()}
+        out = ""
+        for i in ids:
+            if i not in inverse:
+                raise ValueError(f"id {i!r} is not in the vocabulary (0..{len(inverse) - 1})")
+            token = inverse[i]
+            if token.startswith(self.prefix) and out:
+                out += token[len(self.prefix) :]
+            else:
+                out += (" " if out else "") + token
+        return out
