@@ -4,11 +4,11 @@ The models are trained here, on botchan, with ``spm.SentencePieceTrainer.train``
 (``model_type="unigram"``, ``normalization_rule_name="identity"``: we implement no other
 normalization, ``num_threads=1``); training twice gives the same bytes (a test below).
 
-Default run: botchan line by line, every string of the Sphinx catalogues, edge cases, a few
-hundred Hypothesis strings and a seeded fuzz, on the main model and on variants (byte
-fallback, no dummy prefix, split digits, user-defined and control symbols, unused pieces).
-Big run (``make test-full``): botchan in one piece, ``TOKCOURSE_PARITY_EXAMPLES`` Hypothesis
-strings, every code point in a few contexts:
+Default run: botchan line by line and as one string (with and without its newlines), every
+string of the Sphinx catalogues, edge cases, a few hundred Hypothesis strings and a seeded
+fuzz, on the main model and on variants (byte fallback, no dummy prefix, split digits,
+user-defined and control symbols, unused pieces). Big run (``make test-full``):
+``TOKCOURSE_PARITY_EXAMPLES`` Hypothesis strings, every code point in a few contexts:
 
     TOKCOURSE_PARITY_EXAMPLES=50000 pytest tests/test_unigram_parity.py -m "slow or not slow"
 """

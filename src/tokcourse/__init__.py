@@ -25,6 +25,11 @@ a module imports only modules listed before it):
 * ``sentencepiece_bpe``  SentencePiece BPE from a ``.model`` file: sentencepiece's exact ids (ch07)
 * ``unigram``     unigram segmentation: Viterbi, n-best, sampling; sentencepiece's exact ids (ch11)
 * ``unigram_train``  a small unigram trainer: seed pieces, one EM step, pruning (ch11)
+* ``wordpiece``   BERT's WordPiece: normalizer, pre-tokenizer, greedy longest match; HF's exact
+  tokens (ch11)
+* ``wordpiece_train``  WordPiece training by likelihood score, next to BPE's counts (ch11)
+* ``export``      a trained tokenizer's merges as tiktoken's ranks, and a ``tiktoken.Encoding``
+  that encodes the same (ch12)
 
 :mod:`tokcourse.course` holds the course machinery a learner does not need to read: offline
 assets, exercise checks, display helpers, benchmark results (its docstring lists its modules).
