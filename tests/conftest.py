@@ -26,7 +26,14 @@ def execute_notebook(nb, path: Path, monkeypatch, **kernel) -> None:
     client = NotebookClient(
         nb, timeout=600, resources={"metadata": {"path": str(path.parent)}}, **kernel
     )
-    client.execute()  # a failing cell raises CellExecutionError with its source and traceback
+    try:
+        client.execute()  # a failing cell raises CellExecutionError with its source and traceback
+    finally:
+        # nbclient shuts down only a kernel it started itself: one handed in (km=) would stay
+        # alive, holding its memory, until the test worker exits
+        km = kernel.get("km")
+        if km is not None and km.has_kernel:
+            km.shutdown_kernel(now=True)
     errors = [
         out
         for cell in nb.cells

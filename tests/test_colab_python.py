@@ -71,6 +71,7 @@ def test_chapter_runs_as_committed(python_env, path, monkeypatch):
     specs = KernelSpecManager(kernel_dirs=[str(python_env.kernel_dir)])
     km = KernelManager(kernel_name=python_env.kernel_name, kernel_spec_manager=specs)
     execute_notebook(nb, path, monkeypatch, km=km)
+    assert not km.is_alive()  # one kernel per chapter, shut down after it, not fourteen at once
     assert_student_mode(nb)
 
     ran = probe(nb)
