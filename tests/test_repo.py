@@ -244,3 +244,17 @@ def test_pages_have_no_mathjax_formulas():
     pages += [(p, p.read_text()) for p in sorted((ROOT / "book").glob("*.md"))]
     found = {str(p.relative_to(ROOT)): math.findall(text) for p, text in pages}
     assert {p: hits for p, hits in found.items() if hits} == {}
+
+
+def test_the_landing_page_lists_every_parity_claim_and_only_real_tests():
+    """book/index.md's "Exact, claim by claim" names a test file per claim: each exists, and
+    every parity test file of the suite is named there."""
+    page = (ROOT / "book" / "index.md").read_text(encoding="utf-8")
+    claims = page.split("## Exact, claim by claim", 1)[1]
+    named = set(re.findall(r"`(test_\w+\.py)`", claims))
+    for name in sorted(named):
+        assert (ROOT / "tests" / name).is_file(), f"book/index.md names a missing {name}"
+    parity_files = {p.name for p in (ROOT / "tests").glob("test_*parity*.py")}
+    assert parity_files <= named, f"not on the landing page: {sorted(parity_files - named)}"
+    chapters = set(re.findall(r"\{doc\}`\d\d </notebooks/(\w+)>`", claims))
+    assert chapters and all((ROOT / "notebooks" / f"{c}.ipynb").is_file() for c in chapters)
