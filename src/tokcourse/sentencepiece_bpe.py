@@ -386,10 +386,14 @@ class SentencePieceBPE:
         Unknown pieces become their ``<0xNN>`` byte pieces with byte fallback; without it,
         neighbouring unknown pieces become one ``<unk>``.
         """
+        return self._output_ids((p, self.piece_to_id(p)) for p in self.encode_as_pieces(text))
+
+    def _output_ids(self, path: Iterable[tuple[str, int]]) -> list[int]:
+        """``(piece, id)`` pairs to output ids: an unknown piece becomes the ``<0xNN>`` pieces of
+        its bytes (byte fallback), else one ``<unk>`` stands for a whole run of unknowns."""
         ids: list[int] = []
         prev_unk = False
-        for piece in self.encode_as_pieces(text):
-            idx = self.piece_to_id(piece)
+        for piece, idx in path:
             unk = self.types[idx] == UNKNOWN
             if unk and self.byte_fallback:
                 ids.extend(self._reserved[byte_piece(b)] for b in piece.encode("utf-8"))

@@ -26,7 +26,7 @@ import functools
 
 import regex
 
-__all__ = ["UNICODE_VERSION", "pin_unicode"]
+__all__ = ["UNICODE_VERSION", "parse_ranges", "pin_unicode"]
 
 UNICODE_VERSION = "16.0"
 """The Unicode version of tiktoken 0.14's regex engine, which our splits reproduce."""
@@ -50,7 +50,12 @@ _UNASSIGNED_STAND_IN = "\ufdd0"
 _RECATEGORIZED = {"\u0295": "\u0138"}  # ʕ was Ll (now Lo); ĸ is a caseless Ll
 
 
-def _ranges(table: str) -> list[tuple[int, int]]:
+def parse_ranges(table: str) -> list[tuple[int, int]]:
+    """Code point ranges written as hex ``A-B`` or ``A``, separated by white space.
+
+    >>> parse_ranges("41-5A 2B")
+    [(65, 90), (43, 43)]
+    """
     out = []
     for item in table.split():
         first, _, last = item.partition("-")
@@ -61,7 +66,7 @@ def _ranges(table: str) -> list[tuple[int, int]]:
 @functools.lru_cache(maxsize=1)
 def _finder() -> regex.Pattern:
     """One character class matching every character that needs a stand-in (built on first use)."""
-    parts = [f"\\U{a:08x}-\\U{b:08x}" for a, b in _ranges(_UNASSIGNED_IN_16)]
+    parts = [f"\\U{a:08x}-\\U{b:08x}" for a, b in parse_ranges(_UNASSIGNED_IN_16)]
     parts += [f"\\U{ord(ch):08x}" for ch in _RECATEGORIZED]
     return regex.compile("[" + "".join(parts) + "]")
 
@@ -93,4 +98,4 @@ def unassigned_ranges() -> list[tuple[int, int]]:
     >>> unassigned_ranges()[0]
     (1368, 1368)
     """
-    return _ranges(_UNASSIGNED_IN_16)
+    return parse_ranges(_UNASSIGNED_IN_16)

@@ -53,7 +53,6 @@ from tokcourse.sentencepiece_bpe import (
     UNUSED,
     USER_DEFINED,
     SentencePieceBPE,
-    byte_piece,
 )
 
 __all__ = [
@@ -267,26 +266,13 @@ class SentencePieceUnigram(SentencePieceBPE):
         """The Viterbi pieces of the normalized text (unknown characters still as characters)."""
         return [piece for piece, _ in self.best_path(self.normalize(text))]
 
-    def _ids(self, path: list[tuple[str, int]]) -> list[int]:
-        """Node ids to output ids: byte fallback for unknowns, else one ``<unk>`` per run."""
-        ids: list[int] = []
-        prev_unk = False
-        for piece, idx in path:
-            unk = idx == self.unk_id
-            if unk and self.byte_fallback:
-                ids.extend(self._reserved[byte_piece(b)] for b in piece.encode("utf-8"))
-            elif not (unk and prev_unk):
-                ids.append(idx)
-            prev_unk = unk
-        return ids
-
     def encode(self, text: str) -> list[int]:
         """Encode ``text`` to ids exactly as ``sentencepiece`` does (no BOS/EOS, no sampling).
 
         >>> SentencePieceUnigram.encode  # doctest: +ELLIPSIS
         <function SentencePieceUnigram.encode at ...>
         """
-        return self._ids(self.best_path(self.normalize(text)))
+        return self._output_ids(self.best_path(self.normalize(text)))
 
     # --- the lattice: n-best and sampling ---------------------------------------------------
 

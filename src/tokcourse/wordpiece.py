@@ -29,6 +29,8 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tokcourse.unicode_pin import parse_ranges
+
 __all__ = [
     "WordPiece",
     "is_cjk",
@@ -91,21 +93,13 @@ _MAPPED = """
 _EXTRA_PUNCT = "\U000111c9\u166d"  # punctuation to the crate, no longer P* to Python
 
 
-def _ranges(table: str) -> list[tuple[int, int]]:
-    out = []
-    for item in table.split():
-        first, _, last = item.partition("-")
-        out.append((int(first, 16), int(last or first, 16)))
-    return out
-
-
 @functools.cache
 def _overrides() -> dict[str, str]:
     """{character: what BERT's normalizer makes of it} where Python's tables disagree."""
-    table = {chr(c): chr(c) for a, b in _ranges(_KEPT) for c in range(a, b + 1)}
+    table = {chr(c): chr(c) for a, b in parse_ranges(_KEPT) for c in range(a, b + 1)}
     for item in _MAPPED.split():
         source, _, target = item.partition(">")
-        ((a, b),) = _ranges(source)
+        ((a, b),) = parse_ranges(source)
         for c in range(a, b + 1):
             table[chr(c)] = chr(int(target, 16) + c - a) if target else ""
     return table
@@ -113,7 +107,7 @@ def _overrides() -> dict[str, str]:
 
 @functools.cache
 def _not_punctuation() -> frozenset[str]:
-    return frozenset(chr(c) for a, b in _ranges(_NOT_PUNCT) for c in range(a, b + 1))
+    return frozenset(chr(c) for a, b in parse_ranges(_NOT_PUNCT) for c in range(a, b + 1))
 
 
 def is_control(ch: str) -> bool:

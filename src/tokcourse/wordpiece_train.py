@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from tokcourse.bpe import merge
 from tokcourse.wordpiece import normalize, pre_tokenize
 
 __all__ = ["Merge", "join_pieces", "pair_score", "split_word", "train", "word_counts"]
@@ -142,20 +143,7 @@ def train(
         merges.append(Merge(pair, token, count, score))
         for word in sorted(where.pop(pair, ())):  # sorted: new pairs enter in a fixed order
             add(word, -1)
-            splits[word] = _merge_pieces(splits[word], pair, token)
+            splits[word] = merge(splits[word], pair, token)  # chapter 02's merge, on strings
             add(word, +1)
         pair_counts.pop(pair, None)
     return merges
-
-
-def _merge_pieces(pieces: list[str], pair: tuple[str, str], token: str) -> list[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(pieces):
-        if i + 1 < len(pieces) and (pieces[i], pieces[i + 1]) == pair:
-            out.append(token)
-            i += 2
-        else:
-            out.append(pieces[i])
-            i += 1
-    return out
