@@ -350,4 +350,5 @@
   api.utf8 = utf8;
   api.fixSurrogates = fixSurrogates;
   api.bytePairMerge = bytePairMerge;
+  api.patternParts = patternParts;
 })(window);
