@@ -402,6 +402,7 @@ def test_browser_ids_are_tiktokens(built, tmp_path):
 
         sizes[file.name] = {"raw": len(raw), "gzip": len(gzip.compress(raw, 9))}
     report = {
+        "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "browser": out["userAgent"],
         "strings": {
             "corpora": {k: len(v) for k, v in texts.items()},
@@ -491,3 +492,16 @@ def test_pages_without_a_box_do_not_load_the_playground(built):
         source = page.read_text(encoding="utf-8")
         has_box = PLAYGROUND_DIV.search(source) is not None
         assert has_box == ("playground/encoder.js" in source), page
+
+
+def test_results_md_quotes_the_kept_browser_measurement():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import bench_playground
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    data = bench_playground.stored()
+    assert data is not None and data["mismatches"] == 0 and data["strings"]["fuzz"] >= 2_000
+    lines = bench_playground.section(data)
+    results_md = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    assert "\n".join(lines[1:]) in results_md
