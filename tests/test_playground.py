@@ -291,6 +291,8 @@ function differing(classes) {
       naive.cache = new Map();
       out.ids[name + " native"] = texts.map((s) => naive.encode(s));
     }
+    // encoder.js writes x++ as (?=(x+))\\1: atomic, it gives nothing back (a plain x+ does)
+    out.atomic = [/^(?=(a+))\\1a/.test("aaa"), /^a+a/.test("aaa")];
     out.userAgent = navigator.userAgent;
   } catch (err) {
     out.error = String(err) + "\\n" + err.stack;
@@ -343,6 +345,7 @@ def run_in_browser(static: Path, tmp_path: Path, strings: list[str], speed_text:
     assert match, dom[-2000:]
     out = json.loads(html_lib.unescape(match[1]))
     assert "error" not in out, out["error"]
+    assert out["atomic"] == [False, True]
     return out
 
 
@@ -505,3 +508,39 @@ def test_results_md_quotes_the_kept_browser_measurement():
     lines = bench_playground.section(data)
     results_md = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
     assert "\n".join(lines[1:]) in results_md
+
+
+TYPED = "Typed text:\n  we'RE 2025 \U0001f44b\U0001f3fd \ud83d <|endofprompt|> naïve\t"
+
+
+def test_the_playground_page_updates_as_you_type(built, tmp_path):
+    """The shipped page, plus a script that types into its box as a reader would.
+
+    (No CR here: a textarea turns CRLF into LF whatever one types or pastes; CRLF itself is
+    among the parity test's strings.)
+    """
+    source = (HTML / "book" / "playground.html").read_text(encoding="utf-8")
+    typist = (
+        "<script>window.addEventListener('load', () => {"
+        " const box = document.querySelector('.tokcourse-playground');"
+        " const wait = () => { if (box.dataset.ready !== 'yes') return setTimeout(wait, 20);"
+        "  const input = box.querySelector('textarea');"
+        f"  input.value = {json.dumps(TYPED)}; input.dispatchEvent(new Event('input'));"
+        "  setTimeout(() => { document.body.dataset.typed = 'yes'; }, 300); };"
+        " wait(); });</script>"
+    )
+    base = f'<base href="{(HTML / "book").as_uri()}/">'
+    page = tmp_path / "typing.html"
+    page.write_text(
+        source.replace("<head>", "<head>" + base, 1).replace("</body>", typist + "</body>", 1),
+        encoding="utf-8",
+    )
+    dom = chromium(page.as_uri(), tmp_path / "profile", "--dump-dom")
+    assert 'data-typed="yes"' in dom
+    expected = [
+        (n, len(tiktoken_encoding(n).encode(TYPED, allowed_special="all"))) for n in ENCODINGS
+    ]
+    assert boxes(dom) == expected
+    assert (
+        "⟨U+FFFD⟩" not in dom and "\ufffd" in dom
+    )  # the lone surrogate, replaced as tiktoken does
