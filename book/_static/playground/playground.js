@@ -160,7 +160,8 @@
     box.replaceChildren();
     const input = el("textarea", "tkp-input");
     input.value = start;
-    input.rows = box.dataset.compact !== undefined ? 2 : 6;
+    const lines = start.split("\n").length;
+    input.rows = Math.min(Math.max(2, lines), box.dataset.compact !== undefined ? 4 : 10);
     input.spellcheck = false;
     input.setAttribute("aria-label", "text to tokenize");
     box.appendChild(input);
