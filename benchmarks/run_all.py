@@ -22,6 +22,7 @@ sys.path.insert(0, str(HERE))
 
 import bench_encode  # noqa: E402
 import bench_hostile  # noqa: E402
+import bench_playground  # noqa: E402
 import bench_stream  # noqa: E402
 import bench_train  # noqa: E402
 
@@ -252,6 +253,7 @@ def render_markdown(results: dict) -> str:
             f"{GROWTH_SLACK}x tiktoken's ({bound:.1f}x here): {_mark(growths[worst] <= bound)} "
             f"(largest: {worst}, {growths[worst]:.1f}x; tiktoken {tiktoken_growth:.1f}x)"
         )
+    lines += bench_playground.section(bench_playground.stored())  # measured by a browser test
     return "\n".join(lines) + "\n"
 
 

@@ -11,6 +11,10 @@
    first stream output object* and returns a new list; the page is rendered from that list,
    but the notebook written to ``jupyter_execute`` still holds the old one: the first output,
    now with all the text, followed by the later outputs again. We hand it a copy instead.
+4. The tokenizer playground (``book/playground.md``, ``book/_static/playground``): its scripts
+   go only on pages with a ``<div class="tokcourse-playground">``; its rank tables and
+   character classes are written into ``_static/playground/data`` after the build
+   (``tokcourse_playground.py``).
 """
 
 from __future__ import annotations
@@ -20,9 +24,16 @@ import os
 import shutil
 from pathlib import Path
 
+import tokcourse_playground
+from sphinx.util import logging
+
 from tokcourse.course.plotting import BOOK_BUILD_ENV
 
 PLOTLY_JS = "plotly.min.js"
+PLAYGROUND_SOURCES = Path(__file__).resolve().parents[1] / "_static" / "playground"
+PLAYGROUND_CLASS = "tokcourse-playground"
+
+logger = logging.getLogger(__name__)
 
 
 def _plotly_js_source() -> Path:
@@ -49,6 +60,23 @@ def _copy_plotly_js(app, exception) -> None:
     shutil.copyfile(_plotly_js_source(), static / PLOTLY_JS)
 
 
+def _add_playground_where_needed(app, pagename, templatename, context, doctree) -> None:
+    if f'class="{PLAYGROUND_CLASS}' in context.get("body", ""):
+        app.add_css_file("playground/playground.css")
+        app.add_js_file("playground/encoder.js", priority=110)
+        app.add_js_file("playground/playground.js", priority=111)
+
+
+def _write_playground(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    tokcourse_playground.copy_sources(PLAYGROUND_SOURCES, static)
+    sizes = tokcourse_playground.write_data(static)
+    for file, (raw, gzipped) in sizes.items():
+        logger.info(f"playground data {file}: {raw:,} bytes, {gzipped:,} gzipped")
+
+
 def _merge_streams_on_a_copy() -> None:
     from myst_nb.core import render
 
@@ -69,4 +97,6 @@ def setup(app):
     _plotly_js_source()  # fail early, with a clear message, if plotly is broken
     app.connect("html-page-context", _add_plotly_where_needed)
     app.connect("build-finished", _copy_plotly_js)
+    app.connect("html-page-context", _add_playground_where_needed)
+    app.connect("build-finished", _write_playground)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,354 @@
+/*
+ * tokcourse playground encoder: GPT-2 (r50k_base), GPT-4 (cl100k_base) and GPT-4o (o200k_base)
+ * in the browser, giving exactly tiktoken's ids. No framework, no tokenizer package: read it next
+ * to the Python package, step by step.
+ *
+ *   encode(text)                                                  Python / chapter
+ *   1. lone surrogates become U+FFFD, as tiktoken's Python API    tokcourse/utf8.py     ch. 03
+ *      does (a JS string, like a textarea, can hold them)
+ *   2. special tokens ("<|endoftext|>") cut the text first;       tokcourse/special.py  ch. 06
+ *      each piece between them is encoded on its own
+ *   3. the split pattern cuts a piece into chunks                 tokcourse/patterns.py ch. 04
+ *   4. a chunk's UTF-8 bytes are merged by rank: the pair whose   tokcourse/pretrained.py ch. 05
+ *      bytes have the lowest rank first, leftmost on a tie; a
+ *      chunk that is itself a token is that token (tiktoken's
+ *      shortcut, which we must take to give its ids)
+ *   5. a heap of candidate merges keeps a long chunk (a page of   tokcourse/fast_encode.py ch. 13
+ *      spaces) O(n log n) instead of quadratic
+ *   6. token bytes that are not UTF-8 on their own are shown as   tokcourse/course/viz.py ch. 03
+ *      hex by the widget (playground.js)
+ *
+ * Two things JavaScript's regex engine does differently from tiktoken's (Rust):
+ * - it has no possessive quantifiers (x++, x?+): we write the atomic group (?=(x))\1, which
+ *   matches what x matches first and never gives any of it back;
+ * - its \p{L}, \s ... follow the browser's Unicode version. We use none of them: the character
+ *   classes come from data/classes.js, written when the book is built from tiktoken's Unicode
+ *   16.0 tables (book/_ext/tokcourse_playground.py, as tokcourse/unicode_pin.py does in Python).
+ *   Case-insensitive contractions ('S, 'Ll) are spelled out too: [sSſ] ... (ſ folds to s).
+ *
+ * Data: data/<encoding>.js and data/classes.js, written at build time, loaded on demand with a
+ * <script> tag (fetch() is refused on file:// pages) and handed over through addEncoding and
+ * addClasses.
+ */
+(function (global) {
+  "use strict";
+
+  const api = (global.tokcoursePlayground = global.tokcoursePlayground || {});
+  const script = global.document && global.document.currentScript;
+  api.dataUrl = api.dataUrl || (script ? new URL("data/", script.src).href : "data/");
+
+  // ------------------------------------------------------------------ 1. text to UTF-8 bytes
+
+  /** `text` with every lone surrogate replaced by U+FFFD, like tiktoken's Python `encode`. */
+  function fixSurrogates(text) {
+    if (typeof text.toWellFormed === "function") return text.toWellFormed();
+    return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  }
+
+  /** UTF-8 bytes of well-formed `text` as a "binary string": one char (0-255) per byte. */
+  function utf8(text) {
+    let out = "";
+    for (const ch of text) {
+      const c = ch.codePointAt(0);
+      if (c < 0x80) out += ch;
+      else if (c < 0x800) out += String.fromCharCode(0xc0 | (c >> 6), 0x80 | (c & 63));
+      else if (c < 0x10000)
+        out += String.fromCharCode(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      else
+        out += String.fromCharCode(
+          0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ 3. split patterns
+
+  /**
+   * The split pattern of encoding `name` as JavaScript regex source (flag `u`), part by part,
+   * as tokcourse/patterns.py writes tiktoken's `_pat_str`. `c` holds the class bodies
+   * (c.L is the inside of [...] for \p{L}, c.S for \s, ...).
+   */
+  function patternParts(name, c) {
+    let groups = 0;
+    // x++ / x?+ / x{1,3}+ (possessive): match what x matches first, never give any back
+    const possessive = (x) => `(?=(${x}))\\${++groups}`;
+    const notSpace = `[^${c.S}]`;
+    if (name === "r50k_base") {
+      return [
+        "'(?:[sdmt]|ll|ve|re)", // contractions: lower case, ASCII ' only
+        " ?" + possessive(`[${c.L}]+`), // ' ?\p{L}++'  a word, at most one space in front
+        " ?" + possessive(`[${c.N}]+`), // ' ?\p{N}++'  a number of any length
+        " ?" + possessive(`[^${c.S}${c.L}${c.N}]+`), // ' ?[^\s\p{L}\p{N}]++'  punctuation run
+        possessive(`[${c.S}]+`) + "$", // '\s++$'  white space that ends the text
+        `[${c.S}]+(?!${notSpace})`, // '\s+(?!\S)'  white space, minus the last before a word
+        `[${c.S}]`, // '\s'
+      ];
+    }
+    if (name === "cl100k_base") {
+      return [
+        "'(?:[sSſdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])", // "'(?i:[sdmt]|ll|ve|re)"
+        possessive(`[^\\r\\n${c.L}${c.N}]?`) + possessive(`[${c.L}]+`), // '[^\r\n\p{L}\p{N}]?+\p{L}++'
+        possessive(`[${c.N}]{1,3}`), // '\p{N}{1,3}+'  numbers in groups of 1 to 3 digits
+        " ?" + possessive(`[^${c.S}${c.L}${c.N}]+`) + possessive("[\\r\\n]*"), // ' ?[^\s\p{L}\p{N}]++[\r\n]*+'
+        possessive(`[${c.S}]+`) + "$", // '\s++$'
+        `[${c.S}]*[\\r\\n]`, // '\s*[\r\n]'  white space up to and including a line break
+        `[${c.S}]+(?!${notSpace})`, // '\s+(?!\S)'
+        `[${c.S}]`, // '\s'
+      ];
+    }
+    if (name === "o200k_base") {
+      const upper = `[${c.Lu}${c.Lt}${c.Lm}${c.Lo}${c.M}]`; // cased upper, or caseless
+      const lower = `[${c.Ll}${c.Lm}${c.Lo}${c.M}]`; // cased lower, or caseless
+      const prefix = `[^\\r\\n${c.L}${c.N}]?`;
+      // "(?i:'s|'t|'re|'ve|'m|'ll|'d)?"
+      const contraction = "(?:'[sSſtTmMdD]|'[rR][eE]|'[vV][eE]|'[lL][lL])?";
+      return [
+        prefix + upper + "*" + lower + "+" + contraction, // "Hello", " don't"
+        prefix + upper + "+" + lower + "*" + contraction, // "HELLO", "HTTPServer" -> "HTTPS"...
+        `[${c.N}]{1,3}`, // '\p{N}{1,3}'
+        ` ?[^${c.S}${c.L}${c.N}]+[\\r\\n/]*`, // ' ?[^\s\p{L}\p{N}]+[\r\n/]*'
+        `[${c.S}]*[\\r\\n]+`, // '\s*[\r\n]+'
+        `[${c.S}]+(?!${notSpace})`, // '\s+(?!\S)'
+        `[${c.S}]+`, // '\s+'
+      ];
+    }
+    throw new Error(`unknown encoding ${JSON.stringify(name)}: use r50k_base, cl100k_base or o200k_base`);
+  }
+
+  // ------------------------------------------------------------------ 4-5. rank-based BPE
+
+  /** A binary min-heap of numbers (each packs a rank and a position into one number). */
+  class MinHeap {
+    constructor() { this.a = []; }
+    get size() { return this.a.length; }
+    push(x) {
+      const a = this.a;
+      let i = a.push(x) - 1;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (a[p] <= x) break;
+        a[i] = a[p];
+        i = p;
+      }
+      a[i] = x;
+    }
+    pop() {
+      const a = this.a, top = a[0], last = a.pop();
+      if (a.length) {
+        let i = 0;
+        for (;;) {
+          let k = 2 * i + 1;
+          if (k >= a.length) break;
+          if (k + 1 < a.length && a[k + 1] < a[k]) k += 1;
+          if (a[k] >= last) break;
+          a[i] = a[k];
+          i = k;
+        }
+        a[i] = last;
+      }
+      return top;
+    }
+  }
+
+  /**
+   * The ids of one chunk (`piece`: a binary string of UTF-8 bytes), merged by rank.
+   *
+   * The parts of the chunk form a linked list (nxt/prv hold the start of the neighbouring
+   * part; a part is named by its first byte). rank[i] is the rank of the bytes of part i and
+   * the part after it together (-1: not a token, cannot merge). The heap holds rank * (n + 1)
+   * + i for every pair that can merge, so it pops the lowest rank, leftmost on a tie, which is
+   * tiktoken's choice. A merge changes two pairs; their new ranks are pushed and the old
+   * entries left in the heap, skipped when they come out (their rank is no longer rank[i]).
+   */
+  function bytePairMerge(piece, ranks) {
+    const n = piece.length;
+    const nxt = new Int32Array(n), prv = new Int32Array(n), rank = new Float64Array(n);
+    const heap = new MinHeap(), width = n + 1;
+    const rankOf = (a, b) => { const r = ranks.get(piece.slice(a, b)); return r === undefined ? -1 : r; };
+    for (let i = 0; i < n; i++) { nxt[i] = i + 1; prv[i] = i - 1; }
+    for (let i = 0; i + 1 < n; i++) {
+      rank[i] = rankOf(i, i + 2);
+      if (rank[i] >= 0) heap.push(rank[i] * width + i);
+    }
+    rank[n - 1] = -1;
+    while (heap.size) {
+      const key = heap.pop();
+      const i = key % width, r = (key - i) / width;
+      if (rank[i] !== r) continue; // stale: this pair changed since it was pushed
+      const j = nxt[i], k = j < n ? nxt[j] : n; // part i swallows part j
+      nxt[i] = k;
+      if (k < n) prv[k] = i;
+      rank[j] = -1;
+      rank[i] = k < n ? rankOf(i, nxt[k]) : -1; // the new pair (i, k)
+      if (rank[i] >= 0) heap.push(rank[i] * width + i);
+      const p = prv[i];
+      if (p >= 0) { // the new pair (p, i)
+        rank[p] = rankOf(p, k);
+        if (rank[p] >= 0) heap.push(rank[p] * width + p);
+      }
+    }
+    const ids = [];
+    for (let i = 0; i < n; i = nxt[i]) ids.push(ranks.get(piece.slice(i, nxt[i])));
+    return ids;
+  }
+
+  // ------------------------------------------------------------------ the encoder
+
+  function escapeRegex(s) {
+    return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  }
+
+  const CACHE_LIMIT = 65536;
+
+  class Encoder {
+    /** `data`: the object data/<name>.js hands to addEncoding; `classes`: data/classes.js's. */
+    constructor(name, data, classes) {
+      this.name = name;
+      const lengths = atob(data.lengths), all = atob(data.bytes);
+      this.size = data.size;
+      this.tokens = new Array(data.size); // rank -> bytes (binary string)
+      this.ranks = new Map(); // bytes -> rank
+      let pos = 0;
+      for (let r = 0; r < data.size; r++) {
+        const token = all.slice(pos, pos + lengths.charCodeAt(r));
+        pos += token.length;
+        this.tokens[r] = token;
+        this.ranks.set(token, r);
+      }
+      if (pos !== all.length || lengths.length !== data.size)
+        throw new Error(`${name}: the rank table is damaged (${pos} of ${all.length} bytes read)`);
+      this.special = new Map(Object.entries(data.special)); // text -> id
+      this.specialBytes = new Map([...this.special].map(([s, id]) => [id, utf8(s)]));
+      const names = [...this.special.keys()].map(escapeRegex).join("|");
+      this.specialPattern = names ? new RegExp(names, "g") : null;
+      this.pattern = new RegExp(patternParts(name, classes.classes).join("|"), "gu");
+      this.cache = new Map();
+    }
+
+    /** Split `text` into chunks (step 3). Every character lands in a chunk. */
+    split(text) {
+      const chunks = [];
+      this.pattern.lastIndex = 0;
+      for (let m; (m = this.pattern.exec(text)) !== null;) {
+        if (m[0] === "") { this.pattern.lastIndex += 1; continue; } // never happens with ours
+        chunks.push(m[0]);
+      }
+      return chunks;
+    }
+
+    /** The ids of one chunk (steps 4-5), from the cache when it was seen before. */
+    encodeChunk(chunk) {
+      let ids = this.cache.get(chunk);
+      if (ids === undefined) {
+        const piece = utf8(chunk);
+        const whole = this.ranks.get(piece);
+        ids = whole !== undefined ? [whole] : bytePairMerge(piece, this.ranks);
+        if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+        this.cache.set(chunk, ids);
+      }
+      return ids;
+    }
+
+    /** Ids of `text` with special-token text treated as ordinary text. */
+    encodeOrdinary(text) {
+      const ids = [];
+      for (const chunk of this.split(fixSurrogates(text))) {
+        for (const id of this.encodeChunk(chunk)) ids.push(id);
+      }
+      return ids;
+    }
+
+    /** Ids of `text`, every special token recognised (tiktoken's allowed_special="all"). */
+    encode(text) {
+      text = fixSurrogates(text);
+      if (!this.specialPattern) return this.encodeOrdinary(text);
+      const ids = [];
+      let start = 0;
+      this.specialPattern.lastIndex = 0;
+      for (let m; (m = this.specialPattern.exec(text)) !== null;) {
+        for (const id of this.encodeOrdinary(text.slice(start, m.index))) ids.push(id);
+        ids.push(this.special.get(m[0]));
+        start = m.index + m[0].length;
+      }
+      for (const id of this.encodeOrdinary(text.slice(start))) ids.push(id);
+      return ids;
+    }
+
+    /** The bytes of token `id` as a binary string. */
+    tokenBytes(id) {
+      const b = id < this.size ? this.tokens[id] : this.specialBytes.get(id);
+      if (b === undefined) throw new Error(`${this.name}: no token has id ${id}`);
+      return b;
+    }
+
+    isSpecial(id) {
+      return this.specialBytes.has(id);
+    }
+  }
+
+  // ------------------------------------------------------------------ data loading
+
+  const pending = {}; // encoding name -> data, until the classes are there too
+  const waiting = {}; // encoding name -> [resolve, reject] callbacks
+  const loaded = {}; // encoding name -> Promise<Encoder>
+  let classes = null;
+  const injected = new Set();
+
+  function inject(file, onError) {
+    if (injected.has(file)) return;
+    injected.add(file);
+    const tag = document.createElement("script");
+    tag.src = api.dataUrl + file;
+    tag.onerror = () => onError(new Error(`could not load ${tag.src}`));
+    document.head.appendChild(tag);
+  }
+
+  function settle(name) {
+    if (!classes || !pending[name] || !waiting[name]) return;
+    const t0 = performance.now();
+    let encoder;
+    try {
+      encoder = new Encoder(name, pending[name], classes);
+    } catch (err) {
+      waiting[name].forEach(([, reject]) => reject(err));
+      return;
+    }
+    encoder.buildMs = performance.now() - t0;
+    delete pending[name];
+    waiting[name].forEach(([resolve]) => resolve(encoder));
+    delete waiting[name];
+  }
+
+  /** Called by data/<name>.js. */
+  api.addEncoding = function (name, data) {
+    pending[name] = data;
+    settle(name);
+  };
+
+  /** Called by data/classes.js. */
+  api.addClasses = function (data) {
+    classes = data;
+    Object.keys(waiting).forEach(settle);
+  };
+
+  /** Promise of the Encoder for `name`, loading its data the first time. */
+  api.load = function (name) {
+    if (!loaded[name]) {
+      patternParts(name, { L: "", Lu: "", Ll: "", Lt: "", Lm: "", Lo: "", M: "", N: "", S: "" });
+      loaded[name] = new Promise((resolve, reject) => {
+        (waiting[name] = waiting[name] || []).push([resolve, reject]);
+        inject("classes.js", reject);
+        inject(`${name}.js`, reject);
+        settle(name);
+      });
+    }
+    return loaded[name];
+  };
+
+  api.ENCODINGS = ["r50k_base", "cl100k_base", "o200k_base"];
+  api.Encoder = Encoder;
+  api.utf8 = utf8;
+  api.fixSurrogates = fixSurrogates;
+  api.bytePairMerge = bytePairMerge;
+  api.patternParts = patternParts;
+})(window);
