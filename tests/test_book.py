@@ -153,23 +153,36 @@ def chromium() -> str:
     return CHROMIUM
 
 
-def offline_dom(chromium: str, html_file: Path, profile: Path) -> str:
-    """The page's DOM after headless Chromium ran its scripts, with no network at all."""
+def headless_chromium(
+    url: str,
+    profile: Path,
+    *extra: str,
+    budget: int = 15_000,
+    timeout: int = 180,
+    binary: str | None = None,
+) -> str:
+    """Headless Chromium on ``url`` with no network at all; its stdout (the DOM with
+    ``--dump-dom``). ``budget``: milliseconds of virtual time the page's scripts get."""
     cmd = [
-        chromium,
+        binary or CHROMIUM or "chromium",
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
         "--disable-background-networking",
         "--no-first-run",
         f"--user-data-dir={profile}",
-        "--virtual-time-budget=15000",
-        "--dump-dom",
-        html_file.as_uri(),
+        f"--virtual-time-budget={budget}",
+        *extra,
+        url,
     ]
     if shutil.which("unshare"):  # a private network namespace: the page truly has no network
         cmd = ["unshare", "--net", *cmd]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=180).stdout
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout).stdout
+
+
+def offline_dom(chromium: str, html_file: Path, profile: Path) -> str:
+    """The page's DOM after headless Chromium ran its scripts, with no network at all."""
+    return headless_chromium(html_file.as_uri(), profile, "--dump-dom", binary=chromium)
 
 
 def test_introduction_renders_offline_in_a_browser(chromium, build_log, tmp_path):

@@ -23,7 +23,6 @@ import json
 import random
 import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -41,7 +40,7 @@ from tests._parity import (
     tiktoken_encoding,
 )
 from tests.conftest import NOTEBOOKS, ROOT
-from tests.test_book import CHROMIUM, HTML, build_book
+from tests.test_book import CHROMIUM, HTML, build_book, headless_chromium
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import tokcourse_playground as playground  # noqa: E402
@@ -224,22 +223,8 @@ def built() -> Path:
 
 
 def chromium(url: str, profile: Path, *extra: str, budget: int = 60_000) -> str:
-    """Headless Chromium on ``url`` with no network; its stdout (the DOM with --dump-dom)."""
-    cmd = [
-        CHROMIUM,
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--no-first-run",
-        f"--user-data-dir={profile}",
-        f"--virtual-time-budget={budget}",
-        *extra,
-        url,
-    ]
-    if shutil.which("unshare"):  # a private network namespace: the page truly has no network
-        cmd = ["unshare", "--net", *cmd]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600).stdout
+    """Headless Chromium on ``url`` with no network (test_book's), with time for big runs."""
+    return headless_chromium(url, profile, *extra, budget=budget, timeout=600)
 
 
 RUNNER = """
