@@ -114,6 +114,20 @@ def test_a_stub_is_not_implemented_yet_calmly(name, capsys):
     assert check.result(name).status == "not implemented"
 
 
+def test_in_the_book_build_a_stub_gets_one_neutral_line(capsys, monkeypatch):
+    """The rendered page shows a neutral line where a student sees ⏳ and what happens next."""
+    monkeypatch.setenv("TOKCOURSE_BOOK_BUILD", "1")
+    returned = check.merge(_stub)
+    out = capsys.readouterr().out
+    assert out.strip() == (
+        "In your copy this cell checks your merge; here the course's solution runs."
+    )
+    assert returned is check.exercise("merge").reference
+    monkeypatch.setenv("TOKCOURSE_BOOK_BUILD", "0")
+    check.merge(_stub)
+    assert "⏳ merge: not implemented yet" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_a_passing_function_is_returned_and_used(name, capsys):
     mine = students_copy(check.exercise(name).reference)

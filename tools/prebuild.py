@@ -12,6 +12,10 @@ stores each result in the cache the way the build does. The build then finds eve
 there and executes nothing. A chapter that fails here is left out of the cache: the build runs
 it again and reports the error in its usual way. ``make book`` and the test suite's book build
 call this first.
+
+A chapter with a cell tagged ``timed`` prints timings. It runs after the others, alone, so no
+other chapter competes with it for the CPU (its timings are CPU seconds of its own process as
+well, ``tokcourse.course.timing``, so that a test run beside it cannot inflate them either).
 """
 
 from __future__ import annotations
@@ -50,6 +54,15 @@ def chapters(root: Path = ROOT) -> list[Path]:
     return found
 
 
+TIMED = "timed"
+
+
+def is_timed(path: Path) -> bool:
+    """Whether a chapter prints timings: a cell of it is tagged ``timed``."""
+    nb = nbformat.read(path, as_version=4)
+    return any(TIMED in cell.metadata.get("tags", []) for cell in nb.cells)
+
+
 def timeout_seconds(root: Path = ROOT) -> int:
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     return int(config.get("execute", {}).get("timeout", 600))
@@ -68,6 +81,27 @@ def _execute(path: str, timeout: int) -> tuple[str, nbformat.NotebookNode | None
     return path, nb, result.time, ""
 
 
+def _store(cache, outcome, done: int, total: int, *, alone: bool) -> list[str]:
+    """Put one executed chapter into the cache as myst-nb's cache mode would; [name] if failed."""
+    from jupyter_cache.base import CacheBundleIn
+
+    path, executed, seconds, error = outcome
+    name = Path(path).stem
+    if executed is None:
+        last = error.strip().splitlines()[-1:] or ["?"]
+        print(f"[{done}/{total}] {name}: FAILED after {seconds:.1f} s: {last[0]}")
+        return [name]
+    record = cache.add_nb_to_project(path)
+    cache.cache_notebook_bundle(
+        CacheBundleIn(executed, record.uri, data={"execution_seconds": seconds}),
+        check_validity=False,
+        overwrite=True,
+    )
+    how = " (alone: it prints timings)" if alone else ""
+    print(f"[{done}/{total}] {name}: executed in {seconds:.1f} s{how}", flush=True)
+    return []
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="chapters at once")
@@ -76,7 +110,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--jobs must be at least 1, not {args.jobs}")
 
     from jupyter_cache import get_cache
-    from jupyter_cache.base import CacheBundleIn
 
     from tokcourse.course.plotting import BOOK_BUILD_ENV
 
@@ -98,24 +131,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     start, failed = time.perf_counter(), []
-    with ProcessPoolExecutor(max_workers=min(args.jobs, len(todo))) as pool:
-        futures = [pool.submit(_execute, str(p), timeout_seconds()) for p in todo]
-        for done, future in enumerate(as_completed(futures), 1):
-            path, executed, seconds, error = future.result()
-            name = Path(path).stem
-            if executed is None:
-                failed.append(name)
-                last = error.strip().splitlines()[-1:] or ["?"]
-                print(f"[{done}/{len(todo)}] {name}: FAILED after {seconds:.1f} s: {last[0]}")
-                continue
-            # stored the way myst-nb's cache mode stores a chapter it executed
-            record = cache.add_nb_to_project(path)
-            cache.cache_notebook_bundle(
-                CacheBundleIn(executed, record.uri, data={"execution_seconds": seconds}),
-                check_validity=False,
-                overwrite=True,
-            )
-            print(f"[{done}/{len(todo)}] {name}: executed in {seconds:.1f} s", flush=True)
+    timed = [p for p in todo if is_timed(p)]
+    shared = [p for p in todo if p not in timed]
+    # the chapters that print no timings share the cores; each timed one then runs alone
+    batches = [(shared, args.jobs, False)] + [([p], 1, True) for p in timed]
+    done = 0
+    for batch, jobs, alone in batches:
+        if not batch:
+            continue
+        with ProcessPoolExecutor(max_workers=min(jobs, len(batch))) as pool:
+            futures = [pool.submit(_execute, str(p), timeout_seconds()) for p in batch]
+            for future in as_completed(futures):
+                done += 1
+                failed += _store(cache, future.result(), done, len(todo), alone=alone)
     elapsed = time.perf_counter() - start
     ran = len(todo) - len(failed)
     print(f"prebuild: {ran} chapter{'s' * (ran != 1)} in {elapsed:.0f} s with {args.jobs} jobs")

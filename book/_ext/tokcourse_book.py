@@ -15,12 +15,16 @@
    go only on pages with a ``<div class="tokcourse-playground">``; its rank tables and
    character classes are written into ``_static/playground/data`` after the build
    (``tokcourse_playground.py``).
+5. Numbers exercises per chapter: the third exercise of ``notebooks/04_*.ipynb`` is
+   "Exercise 4.3". Sphinx numbers every enumerable node of the unnumbered table of contents
+   with one counter for the whole book; we renumber after it, in document order.
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -34,6 +38,9 @@ PLAYGROUND_SOURCES = Path(__file__).resolve().parents[1] / "_static" / "playgrou
 PLAYGROUND_CLASS = "tokcourse-playground"
 
 logger = logging.getLogger(__name__)
+
+#: A chapter's document name, "notebooks/04_regex_pretokenization": group 1 is its number.
+CHAPTER_DOC = re.compile(r"notebooks/(\d+)_")
 
 
 def _plotly_js_source() -> Path:
@@ -91,6 +98,22 @@ def _merge_streams_on_a_copy() -> None:
     render.coalesce_streams = coalesce_streams_copy
 
 
+def _number_exercises_by_chapter(app, env) -> list[str]:
+    """Exercise numbers restart in each chapter: (chapter, position in the chapter).
+
+    Runs after Sphinx's own ``assign_figure_numbers`` (``env-get-updated``, priority 900), which
+    gives the whole book one counter; the order within a page is kept.
+    """
+    for docname, by_type in env.toc_fignumbers.items():
+        match = CHAPTER_DOC.match(docname)
+        if match is None or "exercise" not in by_type:
+            continue
+        chapter = int(match.group(1))
+        in_order = sorted(by_type["exercise"], key=by_type["exercise"].get)
+        by_type["exercise"] = {node_id: (chapter, k) for k, node_id in enumerate(in_order, 1)}
+    return []
+
+
 def setup(app):
     os.environ[BOOK_BUILD_ENV] = "1"
     _merge_streams_on_a_copy()
@@ -99,4 +122,5 @@ def setup(app):
     app.connect("build-finished", _copy_plotly_js)
     app.connect("html-page-context", _add_playground_where_needed)
     app.connect("build-finished", _write_playground)
+    app.connect("env-get-updated", _number_exercises_by_chapter, priority=900)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

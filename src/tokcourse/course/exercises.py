@@ -1,10 +1,8 @@
 """The exercise machinery: run a student's function against the reference, explain failures.
 
-Each exercise in a chapter is four cells: a statement, a stub that raises
-``NotImplementedError``, a check cell such as ``merge = check.merge(merge)``, and a solution
-dropdown. The concrete checks live in :mod:`tokcourse.course.checks` (one module per topic, found by
-:mod:`tokcourse.course.check`); this module is the engine they share (type rules in
-:mod:`~tokcourse.course.answers`, solution printing in :mod:`~tokcourse.course.solutions`):
+An exercise is a statement, a stub raising ``NotImplementedError``, a check cell such as
+``merge = check.merge(merge)`` and a solution dropdown. The checks live in
+:mod:`tokcourse.course.checks` (one module per topic); this is the engine they share:
 
 * :func:`run_check` calls the student's function and the reference on the same inputs (curated
   edge cases first, then seeded random ones), each on its own fresh copy of the arguments, and
@@ -12,16 +10,14 @@ dropdown. The concrete checks live in :mod:`tokcourse.course.checks` (one module
   too), it must have the right **type** (``Exercise.returns``: a list of ints, not a tuple or
   a generator), it must leave the **arguments unchanged** (``Exercise.pure``), and it must
   equal the reference's answer.
-* On a stub it says "not implemented yet", calmly. On a wrong answer it shows the *smallest*
-  failing input, what was expected and what came back (both as ``repr``), and a hint aimed at
-  the mistake actually made. What the function prints while it is checked is captured: the
-  report quotes a few lines of it, from the failing input only.
-* It always returns a function the rest of the chapter can use: the student's when it passed,
-  otherwise the reference, with a one-line notice. A notebook with untouched stubs still runs
-  to its end. Handed the course's own function (a check cell run again after a failure, when
-  the name already points to the reference), it says so and never reports success.
-* :func:`show_solution` prints a reference solution as standalone code (with the imports and
-  helpers it needs), for Colab where the book's solution dropdowns show as plain text.
+* On a stub it says "not implemented yet", calmly (in the book build, one neutral line). On a
+  wrong answer it shows the *smallest* failing input, expected and got (as ``repr``), and a
+  hint aimed at the mistake made. What the function prints is captured and quoted, from the
+  failing input only.
+* It returns the function the chapter uses next: the student's when it passed, else the
+  reference, so a notebook with untouched stubs runs to its end. Handed the course's own
+  function (a check cell run again after a failure), it says so and never reports success.
+* :func:`show_solution` prints a reference solution as standalone code, for Colab.
 """
 
 from __future__ import annotations
@@ -47,6 +43,7 @@ from tokcourse.course.answers import (
     list_of,
 )
 from tokcourse.course.calls import _Call, _call_with_limit, _TimeLimit
+from tokcourse.course.plotting import in_book_build
 from tokcourse.course.solutions import solution_source
 
 __all__ = [
@@ -180,10 +177,9 @@ class Exercise:
 class CheckResult:
     """The outcome of one check; ``fn`` is what the chapter should use from here on.
 
-    ``status`` is one of "passed", "not implemented", "course code", "not callable", and for
-    a wrong function "failed" (wrong answer), "error" (an exception the reference does not
-    raise), "wrong type", "mutated" (changed its arguments), "violation" (right answer, wrong
-    way) or "stuck" (no answer within the time limit).
+    ``status``: "passed", "not implemented", "course code", "not callable", or for a wrong
+    function "failed", "error", "wrong type", "mutated", "violation" (right answer, wrong way)
+    or "stuck" (no answer within the time limit).
     """
 
     exercise: str
@@ -339,6 +335,19 @@ def _printed_note(name: str, total: int, failure: _Failure | None) -> list[str]:
     ]
 
 
+BOOK_PAGE_NOTE = "In your copy this cell checks your {name}; here the course's solution runs."
+
+
+def _stub_message(exercise: Exercise) -> str:  # in the rendered book every stub is untouched
+    if in_book_build():
+        return BOOK_PAGE_NOTE.format(name=exercise.name)
+    return (
+        f"⏳ {exercise.name}: not implemented yet (the stub raises NotImplementedError).\n"
+        f"   No problem: the chapter carries on with {exercise.reference_name}.\n"
+        f"   Write yours in the cell above, then run this cell again."
+    )
+
+
 def _evaluate(exercise: Exercise, fn: Any, time_limit: float) -> CheckResult:
     name, ref = exercise.name, exercise.reference
     fallback = (
@@ -381,13 +390,7 @@ def _evaluate(exercise: Exercise, fn: Any, time_limit: float) -> CheckResult:
         printed += len(call.printed)
         if isinstance(call.error, NotImplementedError) and n == 1:
             return CheckResult(
-                name,
-                "not implemented",
-                ref,
-                f"⏳ {name}: not implemented yet (the stub raises NotImplementedError).\n"
-                f"   No problem: the chapter carries on with {exercise.reference_name}.\n"
-                f"   Write yours in the cell above, then run this cell again.",
-                printed=printed,
+                name, "not implemented", ref, _stub_message(exercise), printed=printed
             )
         failure = _judge(exercise, case, expected, call)
         if failure:
