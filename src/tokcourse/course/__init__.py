@@ -31,6 +31,7 @@ Display and results:
 * ``forest``         merge trees: layout and drawing
 * ``plotting``       plotly set-up for notebooks and the static book
 * ``benchmarks``     the measured numbers of ``benchmarks/`` (``results.json``) for chapter 13
+* ``timing``         timings a chapter prints: CPU seconds of the kernel, best of a few runs
 
 Models, in miniature:
 
