@@ -90,7 +90,7 @@ def test_check_tool_flags_a_notebook_with_outputs(tmp_path):
 
 
 def _copy_publishable(tmp_path):
-    for name in ("_config.yml", "README.md"):
+    for name in ("_config.yml", "README.md", "CONTRIBUTING.md"):
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "book", tmp_path / "book", ignore=shutil.ignore_patterns("_ext"))
     shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")

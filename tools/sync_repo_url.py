@@ -29,7 +29,7 @@ INSTALLED = re.compile(r"git\+https://github\.com/(?P<slug>[A-Za-z0-9_.-]+/[A-Za
 
 
 def text_files(root: Path) -> list[Path]:
-    return [root / "README.md", *sorted((root / "book").glob("*.md"))]
+    return [root / "README.md", root / "CONTRIBUTING.md", *sorted((root / "book").glob("*.md"))]
 
 
 def rewrite_links(text: str, old_slug: str, new_slug: str) -> str:
