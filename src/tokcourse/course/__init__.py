@@ -32,6 +32,8 @@ Display and results:
 * ``plotting``       plotly set-up for notebooks and the static book
 * ``benchmarks``     the measured numbers of ``benchmarks/`` (``results.json``) for chapter 13
 * ``timing``         timings a chapter prints: CPU seconds of the kernel, best of a few runs
+* ``sp_parity``      our SentencePiece BPE against the sentencepiece library: the counts behind
+  chapter 07's one-line parity claims, its generated strings and id lists
 
 Models, in miniature:
 
