@@ -139,6 +139,30 @@ def test_stubs_are_not_implemented_yet_calmly():
     assert report.first_failure.number == 1 and "❌" not in str(report)
 
 
+def test_in_the_book_build_the_pipeline_prints_a_neutral_summary(capsys, monkeypatch):
+    """The rendered page describes the stages where a student sees ⏳ or ↩️ on each."""
+    course = {name: check.exercise(name).reference for name in capstone.FUNCTIONS}
+    monkeypatch.setenv("TOKCOURSE_BOOK_BUILD", "1")
+    report = capstone.run_pipeline(**course)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == capstone.BOOK_PAGE_NOTE.format(n=8)
+    assert lines[0].startswith("In your copy this cell runs the 8 stages with your functions")
+    assert len(lines) == 1 + len(capstone.STAGES)
+    assert lines[1] == "  stage 1, basic BPE: checks get_stats, merge and train."
+    assert "then compares encode_ordinary with tiktoken" in lines[6]
+    assert not any(mark in "\n".join(lines) for mark in ("⏳", "↩️", "✅", "❌"))
+    assert {s.status for s in report.stages} == {"course code"}  # the report itself is kept
+    monkeypatch.setenv("TOKCOURSE_BOOK_BUILD", "0")
+    capstone.run_pipeline(**course)
+    assert capsys.readouterr().out.count("↩️") == len(capstone.STAGES)
+
+
+def test_in_the_book_build_a_students_code_still_gets_its_report(capsys, monkeypatch):
+    monkeypatch.setenv("TOKCOURSE_BOOK_BUILD", "1")
+    capstone.run_pipeline(**_correct())
+    assert capsys.readouterr().out.count("✅") == len(capstone.STAGES)
+
+
 def test_the_course_code_is_never_congratulated():
     course = {name: check.exercise(name).reference for name in capstone.FUNCTIONS}
     report = capstone.run_pipeline(quiet=True, **course)

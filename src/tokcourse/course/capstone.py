@@ -1,7 +1,7 @@
 """The capstone's pipeline check: every stage of the minbpe path, run with the student's code.
 
 Chapter 12 assembles the exercises of the book into one path, after minbpe's exercise:
-basic BPE, GPT-4's split, special tokens, GPT-4's merges, a regex tokenizer trained with the
+basic BPE, GPT-4's split, GPT-4's merges, special tokens, a regex tokenizer trained with the
 student's functions, export to tiktoken, loading GPT-4's ranks, and a SentencePiece-style
 merge. :func:`run_pipeline` takes the student's functions, runs each stage's exercise checks
 quietly, then (for the three stages that join several functions) an end-to-end test with
@@ -14,6 +14,11 @@ them, and prints one line per stage:
 
 Every stage runs, so one report shows all that is left to do; the last line names the first
 stage that did not pass. The result is a :class:`PipelineReport`.
+
+In the book build every function is untouched (a stub's check hands back the course's), so a
+report would only say so eight times: the cell prints a neutral summary instead, one line on
+what the cell does in the reader's copy and one line per stage on what it checks
+(:meth:`PipelineReport.book_summary`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import Any
 from tokcourse import bpe, patterns, tokenizer
 from tokcourse.course import check, corpora
 from tokcourse.course.exercises import is_course_code, run_check
+from tokcourse.course.plotting import in_book_build
 from tokcourse.patterns import GPT4_SPLIT_PATTERN
 
 __all__ = [
@@ -53,13 +59,30 @@ class Stage:
     ``joint(functions)`` returns ``(problem, summary)``: a problem is a sentence saying what
     went wrong (``None`` when all went right), the summary says what was compared. ``uses``
     names the functions the joint test runs that must be the student's own (beyond the
-    stage's exercises, which its checks already judged).
+    stage's exercises, which its checks already judged). ``joint_does`` says in a few words
+    what the joint test does, for the book's summary.
     """
 
     name: str
     exercises: tuple[str, ...]
     joint: Callable[[dict[str, Callable]], tuple[str | None, str]] | None = None
     uses: tuple[str, ...] = ()
+    joint_does: str = ""
+
+    def does(self) -> str:
+        """What the stage checks, in words.
+
+        >>> Stage("basic BPE", ("get_stats", "merge", "train")).does()
+        'checks get_stats, merge and train'
+        """
+        names = list(self.exercises)
+        parts = []
+        if names:
+            listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            parts.append(f"checks {listed}")
+        if self.joint_does:
+            parts.append(self.joint_does)
+        return ", then ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -75,6 +98,11 @@ class StageResult:
     @property
     def passed(self) -> bool:
         return self.status == "passed"
+
+    @property
+    def untouched(self) -> bool:
+        """The student's function is still a stub, or a name holds the course's."""
+        return self.status in ("not implemented", "course code")
 
     def line(self) -> str:
         mark = {"passed": "✅", "not implemented": "⏳", "course code": "↩️"}.get(self.status, "❌")
@@ -96,6 +124,12 @@ class PipelineReport:
     def passed(self) -> bool:
         return self.first_failure is None
 
+    def book_summary(self) -> str:
+        """What the rendered book shows: what the cell does in a reader's copy, stage by stage."""
+        lines = [BOOK_PAGE_NOTE.format(n=len(self.stages))]
+        lines += [f"  stage {s.number}, {s.stage.name}: {s.stage.does()}." for s in self.stages]
+        return "\n".join(lines)
+
     def __str__(self) -> str:
         lines = [s.line() for s in self.stages]
         first = self.first_failure
@@ -104,6 +138,13 @@ class PipelineReport:
         else:
             lines.append(f"First stage to work on: stage {first.number}, {first.stage.name}.")
         return "\n".join(lines)
+
+
+#: The first line of the book's summary (:meth:`PipelineReport.book_summary`).
+BOOK_PAGE_NOTE = (
+    "In your copy this cell runs the {n} stages with your functions and says which ones pass; "
+    "here there is nothing of yours to check. The stages:"
+)
 
 
 # --- the corpus a student chooses -----------------------------------------------------------
@@ -245,11 +286,29 @@ def _load_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
 STAGES: tuple[Stage, ...] = (
     Stage("basic BPE", ("get_stats", "merge", "train")),
     Stage("GPT-4's split pattern", ("split",)),
-    Stage("special tokens", ("encode_with_specials",)),
     Stage("GPT-4's merges", ("recover_merge", "encode_ordinary")),
-    Stage("your tokenizer", (), _regex_joint, ("split", "get_stats", "merge", "encode_ordinary")),
-    Stage("export to tiktoken", ("merges_to_ranks",), _export_joint),
-    Stage("load GPT-4's ranks", ("recover_merges",), _load_joint),
+    Stage("special tokens", ("encode_with_specials",)),
+    Stage(
+        "your tokenizer",
+        (),
+        _regex_joint,
+        ("split", "get_stats", "merge", "encode_ordinary"),
+        f"trains {STUDENT_MERGES} merges with split, get_stats and merge, encodes held-out lines "
+        "with encode_ordinary and decodes them back",
+    ),
+    Stage(
+        "export to tiktoken",
+        ("merges_to_ranks",),
+        _export_joint,
+        joint_does="compares encode_ordinary with tiktoken running the exported ranks",
+    ),
+    Stage(
+        "load GPT-4's ranks",
+        ("recover_merges",),
+        _load_joint,
+        joint_does=f"loads cl100k_base's first {CL100K_PREFIX:,} tokens and compares the "
+        "encoder with tiktoken",
+    ),
     Stage("SentencePiece-style merges", ("merge_by_score",)),
 )
 
@@ -298,7 +357,8 @@ def run_pipeline(*, quiet: bool = False, **functions: Any) -> PipelineReport:
     """Run every stage with the student's functions (by name, see :data:`FUNCTIONS`).
 
     Prints the report unless ``quiet``; returns it. A missing function is an error that
-    names it; a function that is the course's own never passes.
+    names it; a function that is the course's own never passes. In the book build, where
+    every function is untouched, it prints :meth:`PipelineReport.book_summary` instead.
 
     >>> from tokcourse import bpe
     >>> report = run_pipeline(quiet=True, **{n: getattr(bpe, n, print) for n in FUNCTIONS})
@@ -315,5 +375,6 @@ def run_pipeline(*, quiet: bool = False, **functions: Any) -> PipelineReport:
     results = tuple(_run_stage(i, stage, functions) for i, stage in enumerate(STAGES, 1))
     report = PipelineReport(results)
     if not quiet:
-        print(report)
+        untouched = all(s.untouched for s in report.stages)
+        print(report.book_summary() if in_book_build() and untouched else report)
     return report
