@@ -32,6 +32,7 @@ Display and results:
 * ``plotting``       plotly set-up for notebooks and the static book
 * ``benchmarks``     the measured numbers of ``benchmarks/`` (``results.json``) for chapter 13
 * ``timing``         timings a chapter prints: CPU seconds of the kernel, best of a few runs
+* ``profiling``      where a function spends its time: cProfile in a fresh process (chapter 13)
 
 Models, in miniature:
 
