@@ -2,7 +2,7 @@
 
 Each row is one shape of text at two sizes, ``n`` and ``4n`` (GPT-4, ``cl100k_base``): runs
 that make one enormous chunk (spaces, one letter, one emoji, one random a-z word with many
-distinct merges, the issue's 62.5 KB at n) and lines of ``"\\n"`` (the issue's 25,000 at n).
+distinct merges, 62.5 KB at n) and lines of ``"\\n"`` (25,000 of them at n).
 Columns: tiktoken's ``encode_ordinary``; our default ``Tokenizer.encode_ordinary``; a
 ``FastEncoder``; ``encode_iterable`` fed 4 KB pieces, and, for the newlines, one line at a
 time. Every path starts from an empty chunk cache on every run (a warm cache would answer the
@@ -26,7 +26,7 @@ PIECE = 4096
 def shapes(scale: int) -> dict[str, tuple[str, list[str] | None]]:
     """``{row: (text, lines or None)}`` at ``scale`` 1 (size n) or 4 (size 4n)."""
     rng = random.Random(0)
-    mb = 250_000 * scale  # characters; 4n is the issue's 1 MB (the emoji: 4 bytes each)
+    mb = 250_000 * scale  # characters; 4n is 1 MB (the emoji: 4 bytes each)
     word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(62_500 * scale))
     lines = ["\n"] * (25_000 * scale)
     return {

@@ -1,4 +1,4 @@
-"""The playground's speed in the browser, for ``RESULTS.md`` (issue 16).
+"""The playground's speed in the browser, for ``RESULTS.md``.
 
 ``tests/test_playground.py`` measures it: headless Chromium loads each encoding's data and
 encodes the first 100,000 bytes of the novel with our JavaScript encoder, while the same test
@@ -20,7 +20,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPORT = HERE.parent / "_build" / "test-artifacts" / "playground-speed.json"
 STORED = HERE / "playground.json"
-HEADING = "## In the browser: the playground's JavaScript encoder (issue 16)"
+HEADING = "## In the browser: the playground's JavaScript encoder"
 
 
 def section(data: dict | None) -> list[str]:

@@ -1,10 +1,13 @@
-"""Training botchan to 8,192 tokens, GPT-4 pattern: fast vs unique chunks, HF, sentencepiece.
+"""Training botchan to 8,192 tokens, GPT-4 pattern: the fast trainer vs the chunk trainer, HF,
+sentencepiece.
 
-Every timing comes from this one run on the same text. The unique-chunks trainer
-(`bpe.train_on_chunks`, the naive loop on distinct chunks; chapter 13 calls "naive" the
-minbpe-style loop over every chunk occurrence, which is slower still) is timed on small
-vocabularies and extrapolated linearly (seconds per merge of its largest run x 7,936 merges):
-an over-estimate, since later merges work on shorter chunks, so the ratio is approximate.
+Every timing comes from this one run on the same text. The names are chapter 13's: the
+*fast trainer* is ``fast_train.train_fast``; the *chunk trainer* is ``bpe.train_on_chunks``
+(chapter 02's loop on each distinct chunk, weighted by its count; the *naive trainer*, which
+loops over every chunk of the text, is slower still and not timed here). The chunk trainer is
+timed on small vocabularies and extrapolated linearly (seconds per merge of its largest run x
+7,936 merges): an over-estimate, since later merges work on shorter chunks, so the ratio is
+approximate.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from tokcourse.fast_train import count_chunks, train_fast
 from tokcourse.patterns import GPT4_SPLIT_PATTERN
 
 VOCAB_SIZE = 8192
-NAIVE_SIZES = (256 + 64, 256 + 128, 256 + 256)
+CHUNK_SIZES = (256 + 64, 256 + 128, 256 + 256)
 CURVE_SIZES = (512, 1024, 2048, 4096, 8192)
 
 
@@ -34,10 +37,10 @@ def fast_seconds(text: str, vocab_size: int = VOCAB_SIZE) -> tuple[float, int]:
     return best_of(run, repeat=3), len(merges)
 
 
-def naive_seconds(text: str) -> tuple[float, list[tuple[int, float]]]:
+def chunk_seconds(text: str) -> tuple[float, list[tuple[int, float]]]:
     chunks = count_chunks(text, GPT4_SPLIT_PATTERN)
     points = []
-    for size in NAIVE_SIZES:
+    for size in CHUNK_SIZES:
         start = time.perf_counter()
         bpe.train_on_chunks(chunks, size)
         points.append((size, time.perf_counter() - start))
@@ -102,7 +105,7 @@ def sentencepiece_seconds(text: str) -> tuple[float, int] | None:
 def main() -> dict:
     text = assets.botchan_text()
     fast, n_merges = fast_seconds(text)
-    naive, points = naive_seconds(text)
+    chunk, points = chunk_seconds(text)
     hf = hf_seconds(text)
     sp = sentencepiece_seconds(text)
     # time against vocabulary size, for chapter 13's figure (benchmarks/train_curve.json)
@@ -111,7 +114,7 @@ def main() -> dict:
         curve["fast_s"].append(fast_seconds(text, size)[0])
         hf_point = hf_seconds(text, size)
         curve["hf_s"].append(None if hf_point is None else hf_point[0])
-    curve["naive_measured"] = [[size, seconds] for size, seconds in points]
+    curve["chunk_measured"] = [[size, seconds] for size, seconds in points]
     big = text + assets.stdlib_code(2_000_000)
     big_fast, _ = fast_seconds(big)
     big_hf = hf_seconds(big)
@@ -123,19 +126,20 @@ def main() -> dict:
         "text_bytes": len(text.encode("utf-8")),
         "fast_s": fast,
         "fast_merges": n_merges,
-        "naive_points": points,
-        "naive_extrapolated_s": naive,
+        "chunk_points": points,
+        "chunk_extrapolated_s": chunk,
         "hf_s": hf,
         "sp_s": sp,
     }
     print(
         f"training botchan ({result['text_bytes']:,} bytes) to {VOCAB_SIZE} tokens, GPT-4 pattern"
     )
-    print(f"  fast trainer          {fast:8.3f} s  ({n_merges} merges, pre-tokenization included)")
+    print(f"  fast trainer           {fast:8.3f} s  ({n_merges} merges, pre-tokenization included)")
     for size, seconds in points:
-        print(f"  chunks to {size:<5}      {seconds:8.3f} s  (measured)")
+        print(f"  chunk trainer to {size:<5} {seconds:8.3f} s  (measured)")
     print(
-        f"  chunks to {VOCAB_SIZE} (extrap.){naive:8.1f} s  -> fast is {naive / fast:,.0f}x faster"
+        f"  chunk trainer to {VOCAB_SIZE}  {chunk:8.1f} s  (extrapolated) -> the fast trainer is "
+        f"{chunk / fast:,.0f}x faster"
     )
     if hf is not None:
         print(

@@ -58,9 +58,14 @@ def test_the_helpers_give_the_numbers_of_the_tables():
     results = benchmarks.load_results()
     times = {t.label: t for t in benchmarks.training_times(results)}
     md = RESULTS_MD.read_text(encoding="utf-8")
-    fast = float(re.search(r"\| tokcourse fast .*? \| ([\d.]+) \|", md)[1])
-    assert times["tokcourse fast (train_fast)"].seconds == pytest.approx(fast, abs=5e-4)
-    assert times["unique chunks (train_on_chunks)"].extrapolated
+    fast = float(re.search(r"\| the fast trainer .*? \| ([\d.]+) \|", md)[1])
+    assert times[benchmarks.FAST].seconds == pytest.approx(fast, abs=5e-4)
+    chunk = [t for t in benchmarks.training_times(results) if t.label == benchmarks.CHUNK]
+    assert [t.extrapolated for t in chunk] == [False] * (len(chunk) - 1) + [True]
+    extrapolated = float(
+        re.search(r"\| the chunk trainer to \d+ \(\*\*extrapolated.*? \| ([\d.]+) \|", md)[1]
+    )
+    assert chunk[-1].seconds == pytest.approx(extrapolated, abs=0.05)
     for speed in benchmarks.encoding_speeds(results):
         row = re.search(rf"^\| {speed.text} \| [\d.]+ \| ([\d.]+) \| ([\d.]+)", md, re.M)
         assert speed.tiktoken == pytest.approx(float(row[1]), abs=5e-3)
@@ -73,3 +78,29 @@ def test_a_missing_file_is_none_and_another_schema_an_error(tmp_path):
     other.write_text(json.dumps({"schema": benchmarks.SCHEMA + 1}))
     with pytest.raises(ValueError, match="schema"):
         benchmarks.load_results(other)
+
+
+def test_the_summary_and_the_figure_use_the_chapter_names():
+    results = benchmarks.load_results()
+    text = benchmarks.summary(results)
+    assert "fast trainer (train_fast) to 8,192" in text
+    assert "chunk trainer (train_on_chunks) to 8,192" in text and "(extrapolated)" in text
+    assert "unique" not in text and "naive" not in text
+    fig = benchmarks.figure(results)
+    bars = fig.data[0]
+    assert len(bars.x) == len(benchmarks.training_times(results))
+    assert any("extrapolated" in label for label in bars.y)
+
+
+def test_the_json_keys_name_the_chunk_trainer():
+    results = json.loads(RESULTS_JSON.read_text(encoding="utf-8"))
+    assert "naive" not in json.dumps(results["train"])
+    assert {"chunk_points", "chunk_extrapolated_s"} <= set(results["train"])
+    curve = json.loads((ROOT / "benchmarks" / "train_curve.json").read_text(encoding="utf-8"))
+    assert "chunk_measured" in curve and "naive_measured" not in curve
+
+
+def test_results_md_has_no_trace_of_how_it_was_made():
+    md = RESULTS_MD.read_text(encoding="utf-8")
+    assert not re.search(r"\bissue \d+", md), "describe a target by what it is"
+    assert "unique chunks" not in md

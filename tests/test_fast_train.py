@@ -1,4 +1,9 @@
-"""The fast trainer gives exactly the naive trainer's merges (differential tests).
+"""The fast trainer gives exactly the chunk trainer's merges (differential tests).
+
+Chapter 13's names: the *fast trainer* is ``train_fast``; the *chunk trainer* is
+``bpe.train_on_chunks`` (chapter 02's loop on each distinct chunk, with its count), whose
+merges are the *naive trainer*'s (the same loop over every chunk of the text, as minbpe's
+``RegexTokenizer`` does; the chapter checks that equality on its sample).
 
 Corpora: slices of the novel, of stdlib code, multilingual messages, and random Hypothesis
 texts over tiny alphabets (many ties, so the tie rule is exercised on every merge).
@@ -28,7 +33,7 @@ def corpora() -> dict[str, str]:
 
 @pytest.mark.parametrize("name", ["botchan", "stdlib", "multilingual"])
 @pytest.mark.parametrize("pattern", [GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN])
-def test_same_merges_as_naive_on_corpora(name: str, pattern: str) -> None:
+def test_same_merges_as_the_chunk_trainer_on_corpora(name: str, pattern: str) -> None:
     chunks = count_chunks(corpora()[name], pattern)
     for vocab_size in (260, 400):
         assert train_fast(chunks, vocab_size) == bpe.train_on_chunks(chunks, vocab_size)
@@ -98,7 +103,7 @@ def test_identical_bytes_tie_goes_to_smaller_ids() -> None:
         assert train_fast(chunks, n) == want
 
 
-def test_errors_match_naive() -> None:
+def test_errors_match_the_chunk_trainer() -> None:
     with pytest.raises(ValueError, match="vocab_size <= 257"):
         train_fast(["ab"], 300)
     with pytest.raises(ValueError, match="empty"):
@@ -122,14 +127,14 @@ def test_special_tokens_are_hard_boundaries() -> None:
     assert any(pair[0] in b"<|>" or pair[1] in b"<|>" for pair in merges)
 
 
-def test_regex_tokenizer_fast_and_naive_agree() -> None:
+def test_regex_tokenizer_fast_and_chunk_trainers_agree() -> None:
     text = assets.botchan_text()[:30_000] + "<|endoftext|>" * 50
     for specials in ((), ["<|endoftext|>"]):
-        naive, fast = RegexTokenizer(), RegexTokenizer()
-        naive.train(text, 320, special_tokens=specials)
+        chunk, fast = RegexTokenizer(), RegexTokenizer()  # train: the chunk trainer by default
+        chunk.train(text, 320, special_tokens=specials)
         fast.train(text, 320, fast=True, special_tokens=specials)
-        assert fast.merges == naive.merges
-        assert fast.vocab == naive.vocab
+        assert fast.merges == chunk.merges
+        assert fast.vocab == chunk.vocab
     with pytest.raises(TypeError, match="collection of str"):
         RegexTokenizer().train(text, 300, special_tokens="<|endoftext|>")
 
@@ -142,7 +147,7 @@ def test_progress_bar(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.slow
 def test_full_novel_to_2048_slow(request: pytest.FixtureRequest) -> None:
-    """The whole novel, 1,792 merges: about 20 s for the naive trainer (``-m slow``)."""
+    """The whole novel, 1,792 merges: about 20 s for the chunk trainer (``-m slow``)."""
     from ._parity import require_slow
 
     require_slow(request)

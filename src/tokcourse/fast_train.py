@@ -1,6 +1,8 @@
 """The fast BPE trainer: the same merges as ``bpe.train_on_chunks``, without recounting.
 
-The naive trainer recounts every pair of every chunk for every merge. Here we:
+Chapter 13's names: the *naive trainer* runs chapter 02's loop over every chunk of the text;
+the *chunk trainer* (``bpe.train_on_chunks``) runs it once per distinct chunk, weighted by its
+count; both recount every pair for every merge. This *fast trainer* learns the same merges:
 
 1. pre-tokenize once and keep each distinct chunk once, with how often it occurs;
 2. count the pairs once, and remember *which chunks* hold each pair (``where``);

@@ -34,6 +34,7 @@ Display and results:
 * ``timing``         timings a chapter prints: CPU seconds of the kernel, best of a few runs
 * ``sp_parity``      our SentencePiece BPE against the sentencepiece library: the counts behind
   chapter 07's one-line parity claims, its generated strings and id lists
+* ``profiling``      where a function spends its time: cProfile in a fresh process (chapter 13)
 
 Models, in miniature:
 
