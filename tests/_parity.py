@@ -189,7 +189,7 @@ def tiktoken_splits_like_us(pattern: str, texts: list[str]) -> list[str]:
 def hostile_texts(n: int, seed: int = 0) -> dict[str, str]:
     """Texts of about ``n`` characters that make one long chunk, or many chunks hard to cut.
 
-    The shapes of issue 10's benchmark (and ``benchmarks/bench_hostile.py``): a run of
+    The shapes of the hostile-input benchmark (``benchmarks/bench_hostile.py``): a run of
     spaces, of one letter, of one emoji, one random a-z word (many distinct merges), newlines
     alone; plus a few relatives (alternating letters, digits, mixed white space, CJK).
     """

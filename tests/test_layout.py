@@ -17,7 +17,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = "tokcourse"
 
-#: "No module over ~500 lines" (issue 11): the engine of the checks sits right at it.
+#: No module over ~500 lines: the engine of the checks sits right at it.
 MAX_LINES = 500
 
 

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import gc
-
 import pytest
 
 from tokcourse import bpe
-from tokcourse.course import profiling
-from tokcourse.course.profiling import Profile, Row, cpu_seconds_each, profile_function
+from tokcourse.course.profiling import Profile, Row, profile_function
 
 
 def test_an_importable_function_is_profiled_with_everything_it_calls():
@@ -66,28 +63,3 @@ def test_the_table_and_share():
     assert report.share("len") == 0.75
     with pytest.raises(ValueError, match="not in the profile"):
         report.share("merge")
-
-
-def test_cpu_seconds_each_takes_the_calls_in_turns(monkeypatch):
-    order = []
-
-    def fake(fn, *args, repeat):
-        assert repeat == 1
-        assert not gc.isenabled()  # paused while timing, as timeit does
-        order.append(args[0])
-        return float(len(order)), None
-
-    monkeypatch.setattr(profiling, "cpu_seconds", fake)
-    times = cpu_seconds_each({"x": (len, "x"), "y": (len, "y")}, repeat=3)
-    assert order == ["x", "y"] * 3  # one run of each per round
-    assert times == {"x": 1.0, "y": 2.0}  # the best round of each
-    assert gc.isenabled()  # and restored
-
-
-def test_cpu_seconds_each_refuses_what_is_not_a_call():
-    with pytest.raises(TypeError, match="function, \\*arguments"):
-        cpu_seconds_each({"x": len})
-    with pytest.raises(TypeError, match="'x'"):
-        cpu_seconds_each({"x": ("len", "abc")})
-    with pytest.raises(ValueError, match="at least 1"):
-        cpu_seconds_each({"x": (len, "abc")}, repeat=0)

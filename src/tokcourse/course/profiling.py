@@ -1,24 +1,8 @@
-"""Where a function spends its time, and how long calls take side by side (chapter 13).
+"""Where a function spends its time (chapter 13).
 
-:func:`cpu_seconds_each` times several calls in turns; :func:`profile_function` runs one
+Timing lives in :mod:`tokcourse.course.timing` (``cpu_seconds``, ``cpu_seconds_each``); this
+module answers the other question, *where* the time goes: :func:`profile_function` runs a call
 under cProfile in a fresh Python process.
-
-Timing several calls to compare them: the CPU time of a process (``timing.cpu_seconds``)
-does not count the time another program holds the core, but on a shared machine it still
-grows when the load does (a busy neighbour on the same physical core, the caches, a virtual
-machine's stolen time). A load that comes and goes between two timings taken one after the
-other spoils their ratio. Taking the calls in turns, one run of each per round, best of a
-few rounds, lets such a load hit all of them alike: the ratios hold. And the garbage
-collector is paused while they run, as ``timeit`` does: a notebook that has imported plotly
-holds a few hundred thousand objects, and the collections that a call's allocations trigger
-walk all of them, a cost of the notebook rather than of the call (measured: it can double the
-time of chapter 13's naive trainer).
-
->>> times = cpu_seconds_each({"short": (sum, range(10)), "long": (sum, range(100_000))})
->>> list(times), times["short"] < times["long"]
-(['short', 'long'], True)
-
-Profiling:
 
 A profiler should watch only the program under study. A notebook's kernel runs helper threads
 of its own (they send output, save the history, answer the browser), and since Python 3.12
@@ -43,7 +27,6 @@ True
 
 from __future__ import annotations
 
-import gc
 import inspect
 import pickle
 import pstats
@@ -52,44 +35,12 @@ import sys
 import tempfile
 import textwrap
 import types
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .timing import cpu_seconds
-
-__all__ = ["Profile", "Row", "cpu_seconds_each", "profile_function"]
-
-
-def cpu_seconds_each(
-    calls: Mapping[Hashable, Sequence[Any]], repeat: int = 3
-) -> dict[Hashable, float]:
-    """Fewest CPU seconds of each call ``(fn, *args)``, the calls taken in turns.
-
-    Each of ``repeat`` rounds runs every call once, in order; a call's time is its best
-    round. Interleaving is what keeps the ratios between the calls steady on a busy machine.
-    The garbage collector is paused meanwhile (``timeit`` does the same), then restored.
-
-    >>> cpu_seconds_each({"a": (len, "abc")}, repeat=2)["a"] >= 0
-    True
-    """
-    if repeat < 1:
-        raise ValueError(f"repeat must be at least 1, not {repeat!r}")
-    for name, call in calls.items():
-        if not isinstance(call, (tuple, list)) or not call or not callable(call[0]):
-            raise TypeError(f"{name!r}: give a call as (function, *arguments), not {call!r:.80}")
-    best = {name: float("inf") for name in calls}
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            for name, (fn, *args) in calls.items():
-                best[name] = min(best[name], cpu_seconds(fn, *args, repeat=1)[0])
-    finally:
-        if collecting:
-            gc.enable()
-    return best
+__all__ = ["Profile", "Row", "profile_function"]
 
 
 @dataclass(frozen=True)
