@@ -268,11 +268,11 @@ def decode_stream(ids: Iterable[int], vocab: Mapping[int, bytes]) -> Iterator[st
     >>> list(decode_stream([104, 226, 130], vocab))  # the end of "€" never came
     ['h', '\ufffd']
     """
-    decoder = StreamDecoder(vocab)
+    utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")  # keeps unfinished bytes
     for idx in ids:
-        text = decoder.decode([idx])
+        text = utf8.decode(vocab[idx])
         if text:
             yield text
-    text = decoder.decode([], final=True)
+    text = utf8.decode(b"", final=True)  # the end: bytes still held become "\ufffd"
     if text:
         yield text
