@@ -238,6 +238,91 @@ def _(ids, vocab):
     return b"".join(vocab[i] for i in ids).decode("utf-8", errors="ignore")
 
 
+# --- decode_stream -----------------------------------------------------------------------------
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-per-token",
+    "decodes each token on its own: breaks characters split across tokens",
+    hint="one incremental",
+)
+def _decode_stream_per_token(ids, vocab):
+    for i in ids:
+        yield vocab[i].decode("utf-8", errors="replace")
+
+
+def _incremental(errors="replace"):
+    import codecs
+
+    return codecs.getincrementaldecoder("utf-8")(errors=errors)
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-no-flush",
+    "never ends the stream: an unfinished character at the end vanishes",
+    hint="final=True",
+)
+def _decode_stream_no_flush(ids, vocab):
+    utf8 = _incremental()
+    for i in ids:
+        yield utf8.decode(vocab[i])
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-collects",
+    "reads every id before yielding: right text, but not streamed",
+    hint="as soon as it was complete",
+)
+def _decode_stream_collects(ids, vocab):
+    yield bpe.decode(list(ids), vocab)
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-strict",
+    "errors='strict': crashes on a broken character",
+    hint="errors='replace'",
+)
+def _decode_stream_strict(ids, vocab):
+    utf8 = _incremental("strict")
+    for i in ids:
+        yield utf8.decode(vocab[i])
+    yield utf8.decode(b"", final=True)
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-final-each",
+    "final=True on every id: an unfinished character becomes '\ufffd' at once",
+    hint="final=True before the end",
+)
+def _decode_stream_final_each(ids, vocab):
+    utf8 = _incremental()
+    for i in ids:
+        yield utf8.decode(vocab[i], final=True)
+
+
+@bug("decode_stream", "decode-stream-ignore", "errors='ignore': broken bytes vanish silently")
+def _decode_stream_ignore(ids, vocab):
+    utf8 = _incremental("ignore")
+    for i in ids:
+        yield utf8.decode(vocab[i])
+    yield utf8.decode(b"", final=True)
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-returns-str",
+    "returns the whole text as one str instead of yielding pieces",
+    hint="generator",
+)
+def _decode_stream_returns_str(ids, vocab):
+    return bpe.decode(list(ids), vocab)
+
+
 # --- encode ------------------------------------------------------------------------------------
 
 

@@ -748,3 +748,26 @@ def test_chapter_11_unigram_alternatives_pass():
     for name, fn in [("viterbi", viterbi), ("em_step", em_step)]:
         result = run_check(check.exercise(name), fn, quiet=True)
         assert result.passed, result.message
+
+
+def test_chapter_03_decode_stream_alternatives_pass():
+    """Empty pieces, one character per piece, or the package's StreamDecoder: all streamed."""
+    import codecs
+
+    from tokcourse.stream import StreamDecoder
+
+    def with_the_class(ids, vocab):  # a piece for every id, empty or not, then the end
+        decoder = StreamDecoder(vocab)
+        for idx in ids:
+            yield decoder.decode([idx])
+        yield decoder.decode([], final=True)
+
+    def by_character(ids, vocab):
+        utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        for idx in ids:
+            yield from utf8.decode(vocab[idx])
+        yield from utf8.decode(b"", final=True)
+
+    for fn in (with_the_class, by_character):
+        result = run_check(check.exercise("decode_stream"), fn, quiet=True)
+        assert result.passed, result.message

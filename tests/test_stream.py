@@ -1,16 +1,18 @@
-"""encode_iterable gives encode's ids however the text is cut, and keeps its buffer small."""
+"""encode_iterable gives encode's ids however the text is cut, and keeps its buffer small;
+StreamDecoder gives decode's text however the ids are fed."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tokcourse import assets
+from tokcourse import assets, bpe
 from tokcourse.fast_encode import FastEncoder
-from tokcourse.stream import encode_iterable
+from tokcourse.stream import StreamDecoder, decode_stream, encode_iterable
 
 from ._parity import ENCODINGS, FRAGMENTS, PARITY_EXAMPLES, any_text, ours
 
@@ -118,3 +120,91 @@ def test_bad_arguments() -> None:
         list(tok.encode_iterable(["a", b"b"]))  # type: ignore[list-item]
     with pytest.raises(ValueError, match="lookahead"):
         list(encode_iterable(tok.fast_encoder(), ["a"], lookahead=0))
+
+
+# --- StreamDecoder, decode_stream ---------------------------------------------------------------
+
+# bytes that make UTF-8 hard: ASCII, continuation bytes at the edges of the ranges that lead
+# bytes allow after them, two-, three- and four-byte leads (E0, ED, F0, F4 restrict the next
+# byte), and bytes UTF-8 never uses
+_HARD_BYTES = [0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xE1, 0xED]
+_HARD_BYTES += [0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xFF]
+_BYTE_VOCAB = {i: bytes([i]) for i in range(256)}
+
+
+def _feed(decoder: StreamDecoder, ids: list[int], cuts: list[int]) -> list[str]:
+    """Feed ``ids`` cut at ``cuts``, then end the stream; every piece that came out."""
+    return [decoder.decode(part) for part in pieces_at(ids, cuts)] + [
+        decoder.decode([], final=True)
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.binary(min_size=1, max_size=4), max_size=12),  # the merged tokens
+    st.data(),
+)
+def test_any_ids_any_cuts_give_decode(tokens: list[bytes], data: st.DataObject) -> None:
+    vocab = _BYTE_VOCAB | {256 + i: token for i, token in enumerate(tokens)}
+    byte_ids = st.one_of(st.sampled_from(_HARD_BYTES), st.integers(0, 255))
+    any_id = st.one_of(byte_ids, st.sampled_from(sorted(vocab))) if tokens else byte_ids
+    ids = data.draw(st.lists(any_id, max_size=30))
+    cuts = data.draw(st.lists(st.integers(0, len(ids)), max_size=8))
+    want = bpe.decode(ids, vocab)
+    decoder = StreamDecoder(vocab)
+    assert "".join(_feed(decoder, ids, cuts)) == want
+    assert decoder.pending == b""  # the end of the stream leaves nothing behind...
+    assert "".join(_feed(decoder, ids, [])) == want  # ...so the decoder starts afresh
+    assert "".join(decode_stream(iter(ids), vocab)) == want
+
+
+def test_every_cut_of_every_short_hard_sequence() -> None:
+    """Exhaustive on short inputs: the incremental decoder replaces as the one-shot one does."""
+    for n in range(1, 4):
+        for seq in itertools.product(_HARD_BYTES, repeat=n):
+            ids = list(seq)
+            want = bytes(ids).decode("utf-8", errors="replace")
+            for mask in range(2 ** (n - 1)):
+                cuts = [i + 1 for i in range(n - 1) if mask >> i & 1]
+                assert "".join(_feed(StreamDecoder(_BYTE_VOCAB), ids, cuts)) == want, (ids, cuts)
+
+
+def test_text_comes_out_as_soon_as_it_is_complete() -> None:
+    tok = ours("r50k_base")  # GPT-2: "👋" is several tokens
+    text = "Hi 👋 안녕"
+    ids = tok.encode(text)
+    decoder = StreamDecoder(tok.vocab)
+    out = [decoder.decode([idx]) for idx in ids]
+    assert decoder.decode([], final=True) == ""
+    assert "".join(out) == text
+    assert "" in out  # some token ended inside a character and was held back
+    assert "\ufffd" not in "".join(out)
+    # token by token without holding back: broken characters, as a naive chat client shows
+    assert "".join(tok.decode([idx]) for idx in ids) != text
+    # each piece is everything the ids so far complete: the longest valid prefix
+    for k in range(len(ids) + 1):
+        data = b"".join(tok.vocab[i] for i in ids[:k])
+        complete = data.decode("utf-8", errors="ignore")
+        assert "".join(out[:k]) == complete
+
+
+def test_decode_stream_is_lazy() -> None:
+    def ids():
+        yield from [104, 105]
+        raise RuntimeError("read too far")
+
+    stream = decode_stream(ids(), _BYTE_VOCAB)
+    assert next(stream) == "h" and next(stream) == "i"
+    with pytest.raises(RuntimeError, match="read too far"):
+        next(stream)
+
+
+def test_stream_decoder_bad_arguments() -> None:
+    decoder = StreamDecoder(_BYTE_VOCAB)
+    assert decoder.decode([0xE2]) == "" and decoder.pending == b"\xe2"
+    with pytest.raises(KeyError, match="token id 999 is not in the vocabulary"):
+        decoder.decode([0x82, 999])
+    assert decoder.pending == b"\xe2"  # the bad call changed nothing
+    with pytest.raises(TypeError, match=r"e\.g\. \[idx\]"):
+        decoder.decode(0x82)  # type: ignore[arg-type]
+    assert decoder.decode([0x82, 0xAC], final=True) == "€"

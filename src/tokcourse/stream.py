@@ -46,10 +46,17 @@ look further ahead needs a larger ``lookahead``.
 >>> tok = GPT4Tokenizer()
 >>> list(tok.encode_iterable(["hel", "lo wo", "rld"])) == tok.encode("hello world")
 True
+
+**Decoding a stream** is the mirror problem, and much simpler (chapter 03): a model emits ids
+one at a time, and a token can end in the middle of a character. ``StreamDecoder`` hands out
+text as soon as it is complete and holds back the bytes of an unfinished character, with
+Python's incremental UTF-8 decoder. The text it hands out, joined, is ``bpe.decode(ids,
+vocab)`` however the ids are fed (``decode_stream`` is the same as a generator).
 """
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Literal
 
@@ -59,7 +66,7 @@ from .fast_encode import FastEncoder
 from .special import allowed_special_set, check_disallowed, disallowed_special_set, find_specials
 from .utf8 import _fix_surrogates
 
-__all__ = ["LOOKAHEAD", "encode_iterable"]
+__all__ = ["LOOKAHEAD", "StreamDecoder", "decode_stream", "encode_iterable"]
 
 LOOKAHEAD = 4
 """Characters a chunk must end before the trailing white space run to be emitted."""
@@ -191,3 +198,81 @@ def _resolve(
         out.extend(encode_chunk(chunk))
         end += len(chunk)
     return pos + end
+
+
+# --- decoding -----------------------------------------------------------------------------------
+
+
+class StreamDecoder:
+    """Decode ids as they arrive: text comes out as soon as it is complete.
+
+    A token may end in the middle of a character (GPT-2 spells an emoji with several tokens).
+    ``decode`` returns the text that the ids fed so far complete, and holds back the bytes of
+    an unfinished character until the rest arrives. ``final=True`` ends the stream: bytes still
+    held become "\ufffd", exactly as ``bpe.decode`` turns them (``errors="replace"``), and the
+    decoder is ready for a new stream.
+
+    However the ids are cut into calls, the pieces joined are ``bpe.decode(ids, vocab)``: Python's
+    incremental UTF-8 decoder replaces invalid bytes exactly as the one-shot decoder does.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> decoder = StreamDecoder(vocab)
+    >>> [decoder.decode([i]) for i in "é!".encode()] + [decoder.decode([], final=True)]
+    ['', 'é', '!', '']
+    >>> decoder.decode([104, 105, 226]), decoder.decode([], final=True)  # stream cut short
+    ('hi', '\ufffd')
+    """
+
+    def __init__(self, vocab: Mapping[int, bytes]) -> None:
+        self.vocab = vocab
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def decode(self, ids: Iterable[int], final: bool = False) -> str:
+        """The text completed by ``ids`` (an iterable of ids; ``[idx]`` for one id)."""
+        if isinstance(ids, (int, str, bytes)) or not isinstance(ids, Iterable):
+            raise TypeError(
+                f"ids must be an iterable of token ids, e.g. [idx], got {type(ids).__name__}: "
+                f"{ids!r:.80}"
+            )
+        data = []
+        for idx in ids:  # look every id up before decoding: a bad id changes nothing
+            if idx not in self.vocab:
+                raise KeyError(f"token id {idx!r} is not in the vocabulary")
+            data.append(self.vocab[idx])
+        text = self._utf8.decode(b"".join(data), final=final)
+        if final:
+            self._utf8.reset()
+        return text
+
+    @property
+    def pending(self) -> bytes:
+        """The bytes held back: the start of a character whose other bytes have not come yet.
+
+        >>> decoder = StreamDecoder({i: bytes([i]) for i in range(256)})
+        >>> decoder.decode([0xE2, 0x82]), decoder.pending
+        ('', b'\xe2\x82')
+        """
+        return self._utf8.getstate()[0]
+
+
+def decode_stream(ids: Iterable[int], vocab: Mapping[int, bytes]) -> Iterator[str]:
+    """Yield the text of ``ids`` as it becomes complete, reading ``ids`` lazily.
+
+    One piece per id that completes text (ids that end inside a character yield nothing), then
+    whatever the end of the stream completes. ``"".join(decode_stream(ids, vocab))`` is
+    ``bpe.decode(ids, vocab)``.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> list(decode_stream("a€".encode(), vocab))
+    ['a', '€']
+    >>> list(decode_stream([104, 226, 130], vocab))  # the end of "€" never came
+    ['h', '\ufffd']
+    """
+    utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")  # keeps unfinished bytes
+    for idx in ids:
+        text = utf8.decode(vocab[idx])
+        if text:
+            yield text
+    text = utf8.decode(b"", final=True)  # the end: bytes still held become "\ufffd"
+    if text:
+        yield text

@@ -1,4 +1,4 @@
-"""Chapter 03: decoding and encoding with merges (decode, encode, is_canonical).
+"""Chapter 03: decoding and encoding with merges (decode, decode_stream, encode, is_canonical).
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -7,10 +7,11 @@ Cases (curated edge cases, then seeded random inputs) and hints for each exercis
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
-from tokcourse import bpe
+from tokcourse import bpe, stream
 from tokcourse.course.checks.bpe_training import _trained_merges
 from tokcourse.course.exercises import (
     BOOL,
@@ -19,6 +20,7 @@ from tokcourse.course.exercises import (
     Case,
     Entry,
     Exercise,
+    Violation,
     list_of,
 )
 
@@ -66,6 +68,130 @@ def _decode_hint_strict(case: Case, expected: Any, got: Any) -> str | None:
         return (
             "ids can spell invalid UTF-8 (a model may emit half a character). Decode with "
             "errors='replace', so such bytes become '\ufffd' instead of crashing."
+        )
+    return None
+
+
+# --- decode_stream -----------------------------------------------------------------------------
+
+# tokens that end inside a character, as real byte-level vocabularies have them: the space and
+# first three bytes of an emoji, the first two bytes of "’" and its last, a whole Hangul
+# syllable, the end of one syllable glued to the start of the next
+_PARTIAL_TOKENS = [b" \xf0\x9f\x91", b"\xe2\x80", b"\x99", "안".encode(), b"\x88\xeb", b"hi"]
+
+
+def _stream_vocab() -> dict[int, bytes]:
+    return bpe.build_vocab({}) | {256 + i: t for i, t in enumerate(_PARTIAL_TOKENS)}
+
+
+def _decode_stream_cases() -> Iterator[Case]:
+    vocab = _stream_vocab()
+    for ids in (
+        [],
+        [104, 105],
+        list("€".encode()),
+        list("👋 안녕".encode()),
+        [256, 0x8B, 33],  # " 👋!"
+        [257, 258],  # "’"
+        [226],  # the stream ends inside "€"
+        [104, 226, 130],
+        [0xE2, 0x82, 65],  # a broken character, then "A"
+        [128],
+        [0xFF, 65],
+        [0xF0, 0x9F],
+        [258, 105],
+        [259, 260, 0x85, 0x95],  # "안녕"
+        [261, 257],
+    ):
+        yield Case((ids, vocab))
+    merged = bpe.build_vocab(_trained_merges()[2])  # trained on text with "é" and "👋"
+    rng = random.Random(11)
+    for table in (vocab, merged):
+        pool = sorted(table)
+        hard = [0x80, 0x9F, 0xBF, 0xC2, 0xE0, 0xE2, 0xED, 0xF0, 0xF4, 0xFF, 65]
+        for _ in range(30):
+            ids = [
+                rng.choice(hard) if rng.random() < 0.3 else rng.choice(pool)
+                for _ in range(rng.randrange(0, 12))
+            ]
+            yield Case((ids, table))
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """Text that came out of a stream, and how many ids had been read when it did."""
+
+    text: str
+    after: int
+
+    def __repr__(self) -> str:
+        return f"{self.text!r} after {self.after} id{'s' * (self.after != 1)}"
+
+
+def _run_decode_stream(fn: Callable, args: tuple, kwargs: dict) -> list[_Piece]:
+    """Feed the ids one at a time; the text that came out, with how many ids had been read.
+
+    Pieces that came out together (between two reads) are joined and empty ones dropped, so
+    any correct way to yield passes; reading ahead, or holding text back, does not.
+    """
+    ids, vocab = args
+    read = 0
+
+    def one_at_a_time() -> Iterator[int]:
+        nonlocal read
+        for idx in ids:
+            read += 1
+            yield idx
+
+    answer = fn(one_at_a_time(), vocab)
+    if isinstance(answer, (str, bytes)) or not isinstance(answer, Iterable):
+        raise Violation(
+            f"returned a {type(answer).__name__}, not an iterator of text pieces",
+            "decode_stream is a generator: yield each piece of text as it becomes complete "
+            "(a function with `yield` in it returns an iterator).",
+        )
+    out: list[_Piece] = []
+    for piece in answer:
+        if not isinstance(piece, str):
+            raise Violation(
+                f"yielded a {type(piece).__name__}: {piece!r:.60}",
+                "yield str pieces (decoded text), not bytes or ids.",
+            )
+        if piece and out and out[-1].after == read:
+            out[-1] = _Piece(out[-1].text + piece, read)
+        elif piece:
+            out.append(_Piece(piece, read))
+    return out
+
+
+def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, UnicodeDecodeError):
+        return (
+            "ids can end inside a character, or spell bytes that are not UTF-8: create the "
+            "incremental decoder with errors='replace'."
+        )
+    if not isinstance(got, list) or not isinstance(expected, list):
+        return None
+    text = "".join(piece.text for piece in got)
+    want = "".join(piece.text for piece in expected)
+    if text == want:
+        return (
+            "the right text, but not as soon as it was complete: yield after each id the text "
+            "it completes, before reading the next id (do not collect the ids or the text "
+            "first)."
+        )
+    if want.startswith(text) and set(want[len(text) :]) == {"\ufffd"}:
+        return (
+            "the end of the stream is missing: bytes of an unfinished character are still held "
+            "when the ids run out. After the loop, call decode(b'', final=True) and yield what "
+            "it returns."
+        )
+    if text.count("\ufffd") > want.count("\ufffd"):
+        return (
+            "a character split across tokens became '\ufffd': decode with one incremental "
+            "decoder for the whole stream (codecs.getincrementaldecoder('utf-8')), which keeps "
+            "an unfinished character's bytes until the rest arrives; never decode each token "
+            "on its own, and do not pass final=True before the end."
         )
     return None
 
@@ -210,6 +336,16 @@ EXERCISES: dict[str, Entry] = {
             normalize=str,
             returns=STR,
             hints=(_decode_hint_strict, _decode_hint_joined),
+        ),
+    ),
+    "decode_stream": Entry(
+        "decode_stream(ids, vocab) -> iterator of str",
+        lambda: Exercise(
+            "decode_stream",
+            stream.decode_stream,
+            _decode_stream_cases,
+            call=_run_decode_stream,
+            hints=(_decode_stream_hint,),
         ),
     ),
     "encode": Entry(
