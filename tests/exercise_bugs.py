@@ -54,7 +54,7 @@ def bug(
     return register
 
 
-# The classic tokenizer bugs the exercise checks promise to catch (issue 4).
+# The classic tokenizer bugs the exercise checks promise to catch.
 CLASSIC = {
     "merge-no-bounds-check",
     "merge-overlap-both",
@@ -1083,7 +1083,7 @@ def _(data):
     return fixed
 
 
-# --- answers of the wrong type: right values, wrong container (issue 9) -------------------------
+# --- answers of the wrong type: right values, wrong container ------------------------------------
 
 
 @bug("get_stats", "get-stats-sorted-list", "a sorted list of (pair, count)", rule="type",

@@ -427,7 +427,7 @@ def _report(bug_id):
 @pytest.mark.parametrize(
     ("bug_id", "wrong_hint"),
     [
-        # issue 9: hints that pointed the wrong way
+        # hints that once pointed the wrong way
         ("build-vocab-no-bytes", "order they were learned"),  # merges={} is not about order
         ("build-vocab-bytes-of-int", "order they were learned"),
         ("utf8-decode-four-byte-lead-mask", "U+10FFFF"),  # the mask is wrong, not the limit
@@ -455,7 +455,7 @@ def test_chapter_13_solutions_are_the_fast_code(capsys):
 
 
 def test_a_naive_trainer_cannot_pass_the_incremental_exercise():
-    """The issue's complaint: a full recount passed chapter 13's "incremental" exercise."""
+    """A full recount must not pass chapter 13's "incremental" exercise."""
     result = run_check(check.exercise("apply_merge"), _by_id("apply-merge-recount"), quiet=True)
     assert result.status == "violation" and "whole list of words" in result.message
 

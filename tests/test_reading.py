@@ -73,7 +73,16 @@ def test_the_budget_tool_catches_what_it_should(tmp_path):
         nbformat.v4.new_markdown_cell("# 99 A chapter\n\n**In the lecture:** not covered."),
         nbformat.v4.new_markdown_cell("## Why this matters\n\nSee Exercise 3."),
         nbformat.v4.new_code_cell("x = 1  # fmt: skip\n" + "assert x\n" * 6),
-        nbformat.v4.new_code_cell("from tokcourse.bpe import merge"),
+        nbformat.v4.new_code_cell("from tokcourse import bpe\n\nbpe.get_stats([1, 2])"),
+        nbformat.v4.new_code_cell("from tokcourse.bpe import merge\n\nids = gpt2.encode('x')"),
+        nbformat.v4.new_code_cell(
+            "def encode(text):\n    raise NotImplementedError",
+            metadata={"tags": ["exercise-stub"]},
+        ),
+        nbformat.v4.new_code_cell(
+            "def get_stats(ids):\n    raise NotImplementedError",
+            metadata={"tags": ["exercise-stub"]},
+        ),
         nbformat.v4.new_code_cell(
             "def merge(ids, pair, idx):\n    raise NotImplementedError",
             metadata={"tags": ["exercise-stub"]},
@@ -89,8 +98,11 @@ def test_the_budget_tool_catches_what_it_should(tmp_path):
         "rhythm headings",
         "exercise number written by hand",
         "the course's merge is used before its exercise",
+        "the course's get_stats is used before its exercise",
     ]:
         assert expected in problems, problems
+    # a method of another object is not the course's function
+    assert "encode" not in problems
     # hidden guards do not count
     nb.cells[2].metadata["tags"] = ["remove-cell"]
     nbformat.write(nb, path)

@@ -93,9 +93,10 @@ def read(path: Path) -> Reading:
 def _exercise_order(nb) -> list[str]:
     """Each exercise's stub and check come before any visible cell uses the course's solution.
 
-    "Uses" is read off the code: a visible cell (other than the check) that imports or calls
-    the reference by its package name, e.g. ``bpe.merge`` or ``from tokcourse.bpe import
-    merge``, before the stub appears.
+    "Uses" is read off the code: a visible cell before the stub that imports the name from the
+    package (``from tokcourse.bpe import merge``) or calls it through a package module it
+    imported (``bpe.merge`` after ``from tokcourse import bpe``). Methods of other objects
+    (``gpt2.encode``, ``text.encode``) are not the course's solution.
     """
     problems = []
     cells = nb.cells
@@ -105,12 +106,37 @@ def _exercise_order(nb) -> list[str]:
         name = _defined(cell.source)
         if name is None:
             continue
-        uses = re.compile(rf"(\b\w+\.{name}\b|import[^\n]*\b{name}\b)")
-        for earlier in cells[:i]:
-            if visible_code(earlier) and STUB not in tags(earlier) and uses.search(earlier.source):
+        before = [c for c in cells[:i] if c.cell_type == "code" and STUB not in tags(c)]
+        modules = set()
+        for c in before:  # hidden cells import too: their names reach the visible ones
+            modules |= _package_modules(c.source)
+        modules.discard("check")  # check.merge(merge) checks the student's merge
+        via_module = rf"\b(?:{'|'.join(sorted(modules))})\.{name}\b" if modules else None
+        imported = re.compile(rf"from\s+tokcourse[\w.]*\s+import\s+[^\n]*\b{name}\b")
+        for earlier in before:
+            if not visible_code(earlier):
+                continue
+            if imported.search(earlier.source) or (
+                via_module and re.search(via_module, earlier.source)
+            ):
                 problems.append(f"the course's {name} is used before its exercise")
                 break
     return problems
+
+
+def _package_modules(source: str) -> set[str]:
+    """Names that a cell binds to a module of the package: ``bpe`` in ``from tokcourse import
+    bpe``, ``tc`` in ``import tokcourse as tc``, ``pretrained`` in ``import tokcourse.pretrained``.
+    """
+    names = set()
+    for match in re.finditer(r"from\s+tokcourse(?:\.[\w.]+)?\s+import\s+\(?([^)\n]+)", source):
+        for part in match.group(1).split(","):
+            bound = part.split(" as ")[-1].strip()
+            if bound.isidentifier():
+                names.add(bound)
+    for match in re.finditer(r"^\s*import\s+(tokcourse[\w.]*)(?:\s+as\s+(\w+))?", source, re.M):
+        names.add(match.group(2) or match.group(1).split(".")[0])
+    return names
 
 
 def _defined(source: str) -> str | None:

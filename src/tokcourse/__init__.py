@@ -17,7 +17,8 @@ a module imports only modules listed before it):
 * ``bpe``         pairs, merges, the naive trainer, encode/decode with a merges table (ch02-03)
 * ``model_file``  the ``.model`` file format (save/load), read as data
 * ``fast_encode`` ranked and heap BPE, the chunk cache: encoding fast (ch13)
-* ``stream``      encoding an iterable of text pieces, chunk by chunk (ch13)
+* ``stream``      encoding an iterable of text pieces chunk by chunk (ch13); decoding ids as they
+  come, holding back an unfinished character (ch03)
 * ``tokenizer``   the base class: vocab, encode, decode, save/load
 * ``fast_train``  the incremental trainer: pair counts updated per merge (ch13)
 * ``basic``       the byte-level tokenizer; ``regex`` the one that splits first
