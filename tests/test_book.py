@@ -232,9 +232,13 @@ def test_unchanged_chapters_are_not_re_executed(build_log):
 
 
 def test_executed_copies_hold_each_stream_once(build_log):
-    """The copies in _build/jupyter_execute do not repeat a stream's text (book/_ext explains)."""
+    """The copies in _build/jupyter_execute hold the outputs (every chapter comes from the
+    execution cache), each stream's text once (book/_ext explains both)."""
     for path in NOTEBOOKS:
         executed = nbformat.read(ROOT / "_build" / "jupyter_execute" / "notebooks" / path.name, 4)
+        code = [c for c in executed.cells if c.cell_type == "code"]
+        with_output = [c for c in code if c.get("outputs")]
+        assert len(with_output) > len(code) / 2, f"{path.name}: {len(with_output)} of {len(code)}"
         for i, cell in enumerate(executed.cells):
             streams = [o for o in cell.get("outputs", []) if o.output_type == "stream"]
             for k, later in enumerate(streams):

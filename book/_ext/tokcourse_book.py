@@ -11,6 +11,10 @@
    first stream output object* and returns a new list; the page is rendered from that list,
    but the notebook written to ``jupyter_execute`` still holds the old one: the first output,
    now with all the text, followed by the later outputs again. We hand it a copy instead.
+   And a chapter found in the execution cache (``tools/prebuild.py`` puts every chapter
+   there) gets its outputs merged into a *new* notebook object, while myst-nb 1.x writes the
+   *original* one to ``jupyter_execute``: copies without a single output. We merge the cached
+   outputs into the original instead.
 4. The tokenizer playground (``book/playground.md``, ``book/_static/playground``): its scripts
    go only on pages with a ``<div class="tokcourse-playground">``; its rank tables and
    character classes are written into ``_static/playground/data`` after the build
@@ -114,9 +118,28 @@ def _number_exercises_by_chapter(app, env) -> list[str]:
     return []
 
 
+def _cached_outputs_in_the_original() -> None:
+    from myst_nb.core.execute.cache import NotebookClientCache
+
+    start = NotebookClientCache.start_client
+    if getattr(start, "tokcourse_in_place", False):
+        return
+
+    def start_client(self):
+        original = self._notebook
+        start(self)
+        if self._notebook is not original:  # a cache hit: outputs into the notebook written out
+            original.cells, original.metadata = self._notebook.cells, self._notebook.metadata
+            self._notebook = original
+
+    start_client.tokcourse_in_place = True
+    NotebookClientCache.start_client = start_client
+
+
 def setup(app):
     os.environ[BOOK_BUILD_ENV] = "1"
     _merge_streams_on_a_copy()
+    _cached_outputs_in_the_original()
     _plotly_js_source()  # fail early, with a clear message, if plotly is broken
     app.connect("html-page-context", _add_plotly_where_needed)
     app.connect("build-finished", _copy_plotly_js)
