@@ -101,10 +101,17 @@ def test_the_budget_tool_catches_what_it_should(tmp_path):
         "the course's get_stats is used before its exercise",
     ]:
         assert expected in problems, problems
+    # a name the page never shows being defined
+    nb.cells.insert(2, nbformat.v4.new_code_cell("secret = 42", metadata={"tags": ["remove-cell"]}))
+    nb.cells.insert(3, nbformat.v4.new_code_cell("for k in range(secret):\n    print(k)"))
+    nbformat.write(nb, path)
+    problems = " | ".join(reading.read(path).problems)
+    assert "visible code uses 'secret', defined only in a hidden cell" in problems, problems
+    assert "'k'" not in problems  # bound by the cell that uses it
     # a method of another object is not the course's function
-    assert "encode" not in problems
+    assert "the course's encode" not in problems
     # hidden guards do not count
-    nb.cells[2].metadata["tags"] = ["remove-cell"]
+    nb.cells[4].metadata["tags"] = ["remove-cell"]
     nbformat.write(nb, path)
     assert "visible assert" not in " | ".join(reading.read(path).problems)
 

@@ -10,6 +10,7 @@ it on every chapter and checks the same budgets once more on the built HTML.
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from dataclasses import dataclass, field
@@ -87,6 +88,7 @@ def read(path: Path) -> Reading:
     if re.search(r"\bExercise \d", markdown):
         p.append("an exercise number written by hand (the book numbers them)")
     p.extend(_exercise_order(nb))
+    p.extend(_names_from_hidden_cells(nb))
     return result
 
 
@@ -137,6 +139,59 @@ def _package_modules(source: str) -> set[str]:
     for match in re.finditer(r"^\s*import\s+(tokcourse[\w.]*)(?:\s+as\s+(\w+))?", source, re.M):
         names.add(match.group(2) or match.group(1).split(".")[0])
     return names
+
+
+def _scoped(node: ast.AST) -> bool:
+    return isinstance(
+        node,
+        (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+        + (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp),
+    )
+
+
+def _walk_module_level(tree: ast.AST):
+    """Nodes of a cell's own scope: not inside a function, class body or comprehension."""
+    todo = list(ast.iter_child_nodes(tree))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not _scoped(node):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _bound_and_loaded(source: str) -> tuple[set[str], set[str]]:
+    code = "\n".join(ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!")))
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return set(), set()
+    bound, loaded = set(), set()
+    for node in _walk_module_level(tree):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, (ast.Store, ast.Del)) else loaded).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+    return bound, loaded
+
+
+def _names_from_hidden_cells(nb) -> list[str]:
+    """A visible cell must not use a name that only a hidden cell defines: the reader of the
+    page would meet a name that comes from nowhere."""
+    shown, hidden_only, problems = set(), set(), {}
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        bound, loaded = _bound_and_loaded(cell.source)
+        if not tags(cell) & {"remove-cell", "remove-input"}:  # folded code is there to read
+            for name in sorted((loaded & hidden_only) - shown - bound):
+                problems[f"visible code uses {name!r}, defined only in a hidden cell"] = None
+            shown |= bound
+            hidden_only -= bound
+        else:
+            hidden_only |= bound - shown
+    return list(problems)
 
 
 def _defined(source: str) -> str | None:
