@@ -86,6 +86,8 @@ def test_the_summary_and_the_figure_use_the_chapter_names():
     assert "fast trainer (train_fast) to 8,192" in text
     assert "chunk trainer (train_on_chunks) to 8,192" in text and "(extrapolated)" in text
     assert "unique" not in text and "naive" not in text
+    (ratio,) = [line for line in text.splitlines() if "faster than" in line]
+    assert ratio.endswith("to 8,192 (extrapolated)")  # the ratio rests on an extrapolated time
     fig = benchmarks.figure(results)
     bars = fig.data[0]
     assert len(bars.x) == len(benchmarks.training_times(results))

@@ -132,9 +132,9 @@ def summary(results: dict[str, Any]) -> str:
             f"  {t.label + ' to ' + format(t.vocab_size, ','):<44} {t.seconds:>8.2f}{note}"
         )
     slow = next(t for t in times if t.extrapolated)
-    lines.append(
+    lines.append(  # a ratio to an extrapolated time is an extrapolation too: say so
         f"  the fast trainer is {slow.seconds / times[0].seconds:,.0f}x faster than the "
-        f"{slow.label.split(' (')[0]} to {slow.vocab_size:,}"
+        f"{slow.label.split(' (')[0]} to {slow.vocab_size:,} (extrapolated)"
     )
     lines += ["", "encoding, MB/s (and x tiktoken's speed):"]
     for s in encoding_speeds(results):
