@@ -12,6 +12,14 @@ made it, tiktoken can merge where we do not (``a`` + ``bc`` is ``abc``, a token,
 merge that made ``abc`` was ``ab`` + ``c``). :func:`to_tiktoken` refuses such tables, naming
 the token, instead of returning an encoding that disagrees with ours.
 
+The same rule holds for everything else tiktoken is handed (``src/lib.rs``, tiktoken 0.14):
+ids are ``u32`` ranks, and rank ``2**32 - 1`` means "no merge", so a merge may not have it;
+a special token must have a name (tiktoken's encoder loops forever on an empty one) and an id
+of its own; and no special token may be a prefix of another, because tiktoken tries them in
+its hash map's order, which depends on all the names and not on their length, where we take
+the longest. Each is refused, naming the token, before tiktoken is called: ``ValueError``, or
+``TypeError`` for a value of the wrong type.
+
 >>> merges = {(104, 101): 256, (256, 108): 257}  # "he", "hel"
 >>> merges_to_ranks(merges)[b"hel"]
 257
@@ -22,16 +30,20 @@ the token, instead of returning an encoding that disagrees with ours.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from .bpe import build_vocab
 from .patterns import GPT4_SPLIT_PATTERN
 from .pretrained import recover_merges
+from .tokenizer import MAX_TOKEN_ID, _check_special, _token_id
 
 if TYPE_CHECKING:  # tiktoken is imported when an encoding is built, not on import
     import tiktoken
 
-__all__ = ["export_problem", "merges_to_ranks", "to_tiktoken"]
+__all__ = ["export_problem", "merges_to_ranks", "special_tokens_problem", "to_tiktoken"]
+
+NO_MERGE = MAX_TOKEN_ID  # tiktoken's Rank::MAX: a pair of that rank is never merged (src/lib.rs)
 
 
 def merges_to_ranks(merges: Mapping[tuple[int, int], int]) -> dict[bytes, int]:
@@ -86,6 +98,82 @@ def export_problem(merges: Mapping[tuple[int, int], int], ranks: Mapping[bytes, 
     return None
 
 
+def _plain_merges(merges: object) -> dict[tuple[int, int], int]:
+    """``merges`` with plain int ids, or refused: not ``{(id, id): id}``, or an id out of u32."""
+    if not isinstance(merges, Mapping):
+        raise TypeError(f"merges must be a dict {{(id, id): id}}, got {type(merges).__name__}")
+    plain = {}
+    for pair, idx in merges.items():
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"merges must map pairs (id, id) to ids, got the key {pair!r:.80}")
+        a, b = (_token_id(part, f" in merge {pair!r}") for part in pair)
+        idx = _token_id(idx, f" for merge {pair!r}")
+        if not 0 <= idx < NO_MERGE:
+            raise ValueError(
+                f"merge {pair!r} -> {idx}: tiktoken's ranks are 0 .. {NO_MERGE - 1} "
+                f"(unsigned 32-bit, and {NO_MERGE} = 2**32 - 1 means 'no merge' there)"
+            )
+        if (a, b) in plain:
+            raise ValueError(f"merge ({a}, {b}) is given twice, as {plain[a, b]} and {idx}")
+        plain[a, b] = idx
+    return plain
+
+
+def special_tokens_problem(special_tokens: Mapping[str, int]) -> str | None:
+    """Why tiktoken could cut text at ``special_tokens`` otherwise than we do (``None``: it can't).
+
+    tiktoken finds special tokens with one alternation of their names in the order of its
+    ``FxHashMap`` (``CoreBPE::new`` in ``src/lib.rs``), and an alternation takes the first
+    name that matches: where two names match at the same place, the winner depends on every
+    name in the table (adding an unrelated one can flip it), where we take the longest. And
+    when it finds a name that is not allowed it moves on one character, so it misses an
+    allowed name starting at the same place. Two names match at the same place only if one is
+    a prefix of the other; no order makes those agree, so they are refused. A name inside
+    another (not at its start) is safe: both sides take the leftmost match, where only one
+    name fits.
+
+    Subtle: in sorted order, a name's longer extensions come right after it, so comparing
+    neighbours finds every prefix in ``O(n log n)``.
+
+    >>> special_tokens_problem({"<|a|>": 300, "<|b|>": 301}) is None
+    True
+    >>> special_tokens_problem({"<a>": 264, "<a>b": 265}).split(":")[0]
+    "special token '<a>' (264) is a prefix of '<a>b' (265)"
+    """
+    for short, long in pairwise(sorted(special_tokens)):
+        if long.startswith(short):
+            return (
+                f"special token {short!r} ({special_tokens[short]}) is a prefix of {long!r} "
+                f"({special_tokens[long]}): on the text {long!r} we give the longest, "
+                f"[{special_tokens[long]}], but tiktoken tries special tokens in its hash map's "
+                f"order, which depends on all the names, so it may give {special_tokens[short]} "
+                f"and encode the rest as text (and with only {short!r} allowed it can miss "
+                f"{short!r}); rename one of them"
+            )
+    return None
+
+
+def _check_specials(special_tokens: object, ranks: Mapping[bytes, int]) -> dict[str, int]:
+    """Refuse special tokens tiktoken would not encode and decode as we do; return them."""
+    if special_tokens is None:
+        return {}
+    if not isinstance(special_tokens, Mapping):
+        raise TypeError(
+            f"special_tokens must be a dict {{name: id}}, got {type(special_tokens).__name__}"
+        )
+    vocab = {idx: token for token, idx in ranks.items()}
+    specials: dict[str, int] = {}
+    for name, idx in special_tokens.items():
+        try:  # the rules of register_special_tokens: a name, an id of its own, within u32
+            specials[name] = _check_special(name, idx, vocab, specials)
+        except ValueError as err:
+            raise ValueError(f"cannot export this special token to tiktoken: {err}") from None
+    problem = special_tokens_problem(specials)
+    if problem is not None:
+        raise ValueError(f"tiktoken could cut text at these special tokens otherwise: {problem}")
+    return specials
+
+
 def to_tiktoken(
     merges: Mapping[tuple[int, int], int],
     pattern: str = GPT4_SPLIT_PATTERN,
@@ -94,8 +182,10 @@ def to_tiktoken(
 ) -> tiktoken.Encoding:
     """A ``tiktoken.Encoding`` that encodes exactly as our merges do (split, then BPE).
 
-    Refuses (``ValueError``) merges whose ranks would encode differently
-    (:func:`export_problem`) and special tokens whose ids are ordinary tokens.
+    Refuses (``ValueError``, before tiktoken is called) merges whose ranks would encode
+    differently (:func:`export_problem`) or whose ids are not tiktoken ranks, and special
+    tokens that :meth:`~tokcourse.tokenizer.Tokenizer.register_special_tokens` refuses (no
+    name, an id taken or out of range) or that overlap (:func:`special_tokens_problem`).
 
     >>> to_tiktoken({(104, 105): 256}, special_tokens={"<|end|>": 257}).encode(
     ...     "hi<|end|>", allowed_special="all")
@@ -103,16 +193,10 @@ def to_tiktoken(
     """
     import tiktoken
 
+    merges = _plain_merges(merges)
     ranks = merges_to_ranks(merges)
     problem = export_problem(merges, ranks)
     if problem is not None:
         raise ValueError(f"tiktoken would encode these merges differently: {problem}")
-    specials = dict(special_tokens or {})
-    taken = set(ranks.values())
-    for token, idx in specials.items():
-        if idx < 0 or idx in taken:
-            raise ValueError(
-                f"special token {token!r} has id {idx}, which is negative or an ordinary token; "
-                f"use ids from {max(taken) + 1} up"
-            )
+    specials = _check_specials(special_tokens, ranks)
     return tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
