@@ -380,7 +380,7 @@ def check_text(text: str) -> None:
     sentencepiece's Python binding raises RuntimeError ("Unable to cast Python instance of
     type <class 'str'> to C++ type") for such a text, byte fallback or not.
 
-    >>> check_text("\ud800")
+    >>> check_text("\\ud800")
     Traceback (most recent call last):
     ...
     ValueError: text has no UTF-8 form: U+D800 (a lone surrogate) at position 0
