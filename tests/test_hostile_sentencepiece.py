@@ -98,6 +98,22 @@ def test_an_unk_surface_that_is_not_utf8_is_refused_at_load(model_type: int) -> 
         _sp(data).decode([0])
 
 
+@pytest.mark.parametrize("model_type", [BPE, UNIGRAM])
+def test_nul_characters_in_pieces_as_sentencepiece(model_type: int) -> None:
+    for piece, kind in [("a\0b", NORMAL), ("\0", NORMAL), ("\0", CONTROL)]:
+        data = _letters(model_type, extra=[(piece, -3.0, kind)])
+        assert "null character" in _sp_refusal(data)
+        with pytest.raises(ValueError, match=r"pieces\[7\]\.piece .* has a NUL character"):
+            CLASSES[model_type](data)
+    # a lone "\0" that is UNUSED loads (twice, even): sentencepiece leaves it out of its tables
+    data = _letters(model_type, extra=[("\0", -3.0, UNUSED), ("\0", -4.0, UNUSED)])
+    sp, ours = _sp(data), CLASSES[model_type](data)
+    for text in ["a\0b", "\0", "ab\0\0c"]:
+        assert ours.encode(text) == sp.encode(text), text
+    for ids in ([7], [4, 7, 5]):
+        assert ours.decode(ids) == sp.decode(ids), ids
+
+
 def test_a_file_error_names_the_file(tmp_path) -> None:
     path = tmp_path / "bad.model"
     path.write_bytes(_letters(BPE, extra=[(PLACEHOLDER, -9.0, NORMAL)]).replace(b"QXQ", INVALID))

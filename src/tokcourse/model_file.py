@@ -368,6 +368,13 @@ def check_sentencepiece_pieces(proto: Any) -> None:
                 f"sentencepiece refuses a piece of {MAX_PIECE_BYTES} bytes or more "
                 "('piece is too long.')"
             )
+    for i, p in enumerate(proto.pieces):
+        # a piece "\0" of type UNUSED (5) is skipped by sentencepiece; any other NUL refused
+        if "\0" in p.piece and not (p.piece == "\0" and p.type == 5):
+            raise ValueError(
+                f"pieces[{i}].piece {p.piece!r:.60} has a NUL character; sentencepiece "
+                "refuses it ('piece must not include null character.')"
+            )
     trainer = proto.trainer_spec
     if trainer.HasField("unk_surface") and not isinstance(trainer.unk_surface, str):
         surface = bytes(trainer.unk_surface)[:40]

@@ -261,6 +261,8 @@ class SentencePieceBPE:
             raise ValueError(f"a model needs exactly one <unk> piece, this one has {len(unk)}")
         self.unk_id: int = unk[0]
         for i, (piece, kind) in enumerate(zip(self.pieces, self.types, strict=True)):
+            if piece == "\0" and kind == UNUSED:
+                continue  # sentencepiece leaves it out of its tables: "\0" is unknown
             table = self._normal if kind in (NORMAL, USER_DEFINED, UNUSED) else self._reserved
             # sentencepiece's BPE keeps every piece in one table (InitializePieces with
             # use_reserved_id_map=false): a piece may not be both normal and reserved
