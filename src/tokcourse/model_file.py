@@ -21,6 +21,10 @@ A file is data, never a program. So reading one:
   is compiled and runs with a time limit (``patterns.compile_trusted``);
 - raises ``ValueError`` naming the file and the line for anything else.
 
+The end of this module holds the checks our SentencePiece readers (``sentencepiece_bpe``,
+``unigram``) make on a sentencepiece ``.model`` (a protobuf, another format): pieces that are
+not UTF-8, too long or hold NUL, texts with no UTF-8 form, and the order of BPE scores.
+
 Writing is atomic (``write_atomic``): a temporary file next to the target, then a rename, so a
 failure never leaves a half-written ``.model`` file where a good one was.
 
