@@ -21,6 +21,10 @@ A file is data, never a program. So reading one:
   is compiled and runs with a time limit (``patterns.compile_trusted``);
 - raises ``ValueError`` naming the file and the line for anything else.
 
+The end of this module holds the checks our SentencePiece readers (``sentencepiece_bpe``,
+``unigram``) make on a sentencepiece ``.model`` (a protobuf, another format): pieces that are
+not UTF-8, too long or hold NUL, texts with no UTF-8 form, and the order of BPE scores.
+
 Writing is atomic (``write_atomic``): a temporary file next to the target, then a rename, so a
 failure never leaves a half-written ``.model`` file where a good one was.
 
@@ -36,20 +40,25 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Mapping
+from array import array
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .patterns import KNOWN_PATTERNS
 
 __all__ = [
     "FORMAT_VERSION",
+    "MAX_PIECE_BYTES",
     "MAX_TOKEN_ID",
     "ModelData",
+    "check_sentencepiece_pieces",
+    "check_text",
     "model_text",
     "parse_model",
     "read_model",
     "render_token",
+    "total_order_keys",
     "vocab_text",
     "write_atomic",
 ]
@@ -330,3 +339,83 @@ def write_atomic(path: str, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+# --- SentencePiece .model files (protobuf): checks every reader makes -----------------------
+
+#: sentencepiece refuses a piece of this many UTF-8 bytes or more ("piece is too long.",
+#: ``kMaxPieceSize`` in ``InitializePieces``, model_interface.cc).
+MAX_PIECE_BYTES = 8000
+
+
+def check_sentencepiece_pieces(proto: Any) -> None:
+    """Refuse what sentencepiece refuses in every piece, or what we cannot represent.
+
+    An empty file parses as a model with no pieces (sentencepiece: "unk is not defined.").
+    A piece of ``MAX_PIECE_BYTES`` bytes or more is refused as sentencepiece refuses it. A
+    piece (or ``unk_surface``) that is not valid UTF-8 comes out of protobuf as ``bytes``:
+    sentencepiece loads it and fails with ``UnicodeDecodeError`` when it decodes it; we refuse
+    at load, naming the field and the piece.
+    """
+    if not proto.pieces:
+        raise ValueError(
+            "not a SentencePiece model: it has no pieces (an empty or truncated file?); "
+            "sentencepiece refuses it too ('unk is not defined.')"
+        )
+    for i, p in enumerate(proto.pieces):
+        piece = p.piece
+        if not isinstance(piece, str):
+            raise ValueError(f"pieces[{i}].piece is not valid UTF-8: {bytes(piece)[:40]!r}")
+        if len(piece) * 4 >= MAX_PIECE_BYTES and len(piece.encode("utf-8")) >= MAX_PIECE_BYTES:
+            raise ValueError(
+                f"pieces[{i}].piece is too long: {len(piece.encode('utf-8'))} bytes of UTF-8; "
+                f"sentencepiece refuses a piece of {MAX_PIECE_BYTES} bytes or more "
+                "('piece is too long.')"
+            )
+    for i, p in enumerate(proto.pieces):
+        # a piece "\0" of type UNUSED (5) is skipped by sentencepiece; any other NUL refused
+        if "\0" in p.piece and not (p.piece == "\0" and p.type == 5):
+            raise ValueError(
+                f"pieces[{i}].piece {p.piece!r:.60} has a NUL character; sentencepiece "
+                "refuses it ('piece must not include null character.')"
+            )
+    trainer = proto.trainer_spec
+    if trainer.HasField("unk_surface") and not isinstance(trainer.unk_surface, str):
+        surface = bytes(trainer.unk_surface)[:40]
+        raise ValueError(f"trainer_spec.unk_surface is not valid UTF-8: {surface!r}")
+
+
+def check_text(text: str) -> None:
+    """Refuse a str that has no UTF-8 form (a lone surrogate), as sentencepiece refuses it.
+
+    sentencepiece's Python binding raises RuntimeError ("Unable to cast Python instance of
+    type <class 'str'> to C++ type") for such a text, byte fallback or not.
+
+    >>> check_text("\\ud800")
+    Traceback (most recent call last):
+    ...
+    ValueError: text has no UTF-8 form: U+D800 (a lone surrogate) at position 0
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"encode takes a str, not {type(text).__name__}: {text!r:.60}")
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        code = ord(text[err.start])
+        raise ValueError(
+            f"text has no UTF-8 form: U+{code:04X} (a lone surrogate) at position {err.start}"
+        ) from None
+
+
+def total_order_keys(scores: Sequence[float]) -> list[int]:
+    """Each score as the int that orders it as sentencepiece's BPE heap does.
+
+    ``SymbolPairComparator`` compares the float32 bit patterns as integers: negative floats
+    in reverse, so -0.0 < +0.0, -inf is below every number, a NaN with the sign bit below
+    -inf and one without above +inf (IEEE totalOrder). NaN and infinite scores are legal in
+    a BPE model: sentencepiece loads them and merges by this order.
+    """
+    bits = array("i", array("f", scores).tobytes())
+    return [b if b >= 0 else -(b & 0x7FFFFFFF) - 1 for b in bits]

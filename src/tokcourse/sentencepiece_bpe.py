@@ -31,6 +31,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .model_file import check_sentencepiece_pieces, check_text, total_order_keys
+
 #: The character that stands for a space inside pieces (U+2581 LOWER ONE EIGHTH BLOCK).
 SPACE = "\u2581"
 #: What sentencepiece decodes ``<unk>`` to when the model does not say (`` ⁇ ``, U+2047).
@@ -40,6 +42,9 @@ REPLACEMENT = "\ufffd"
 # ModelProto.SentencePiece.Type values (sentencepiece_model.proto)
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 BPE_MODEL_TYPE = 2  # TrainerSpec.ModelType.BPE
+#: How deep sentencepiece's BPE splits unused pieces again (``kMaxBpeResegmentDepth``,
+#: bpe_model.cc): a piece deeper than this is output as it is, with its own id.
+MAX_RESEGMENT_DEPTH = 100
 
 
 # --- byte fallback ------------------------------------------------------------------------------
@@ -228,9 +233,11 @@ class SentencePieceBPE:
     # what a subclass (tokcourse.unigram) changes: the model type, and user-defined pieces
     _MODEL_TYPE = BPE_MODEL_TYPE
     _USER_DEFINED_OK = False
+    _ONE_TABLE = True  # normal and reserved pieces share one namespace (BPE only)
 
     def __init__(self, data: bytes) -> None:
         proto = parse_model(data)
+        check_sentencepiece_pieces(proto)
         why = _refusal(proto, self._MODEL_TYPE, self._USER_DEFINED_OK)
         if why is not None:
             raise ValueError(f"cannot encode like sentencepiece: {why}")
@@ -254,10 +261,16 @@ class SentencePieceBPE:
             raise ValueError(f"a model needs exactly one <unk> piece, this one has {len(unk)}")
         self.unk_id: int = unk[0]
         for i, (piece, kind) in enumerate(zip(self.pieces, self.types, strict=True)):
+            if piece == "\0" and kind == UNUSED:
+                continue  # sentencepiece leaves it out of its tables: "\0" is unknown
             table = self._normal if kind in (NORMAL, USER_DEFINED, UNUSED) else self._reserved
-            if not piece or piece in table:
-                raise ValueError(f"piece {i} ({piece!r}) is empty or already defined")
+            # sentencepiece's BPE keeps every piece in one table (InitializePieces with
+            # use_reserved_id_map=false): a piece may not be both normal and reserved
+            other = self._reserved if table is self._normal else self._normal
+            if not piece or piece in table or (self._ONE_TABLE and piece in other):
+                raise ValueError(f"piece {i} ({piece!r:.60}) is empty or already defined")
             table[piece] = i
+        self._score_keys: list[int] = total_order_keys(self.scores)
         if self.byte_fallback:
             missing = [b for b in range(256) if byte_piece(b) not in self._reserved]
             if missing:
@@ -276,7 +289,11 @@ class SentencePieceBPE:
         FileNotFoundError: [Errno 2] No such file or directory: 'no/such.model'
         """
         with open(path, "rb") as f:
-            return cls(f.read())
+            data = f.read()
+        try:
+            return cls(data)
+        except ValueError as err:
+            raise ValueError(f"{os.fspath(path)}: {err}") from None
 
     @property
     def vocab_size(self) -> int:
@@ -314,8 +331,7 @@ class SentencePieceBPE:
         With ``remove_extra_whitespaces`` leading and trailing spaces go and inner runs of
         spaces shrink to one (spaces ``' '`` only: tabs and newlines are kept as they are).
         """
-        if not isinstance(text, str):
-            raise TypeError(f"encode takes a str, not {type(text).__name__}: {text!r:.60}")
+        check_text(text)
         space = SPACE if self.escape_whitespaces else " "
         if self.remove_extra_whitespaces:
             text = text.lstrip(" ")
@@ -330,12 +346,16 @@ class SentencePieceBPE:
 
     def encode_as_pieces(self, text: str) -> list[str]:
         """The pieces BPE leaves, before ids (unknown characters still as characters)."""
+        return [piece for piece, _ in self._bpe_path(text)]
+
+    def _bpe_path(self, text: str) -> list[tuple[str, int]]:
+        """BPE over the normalized text: ``(piece, id)`` pairs, ``<unk>``'s id for unknowns."""
         symbols = list(self.normalize(text))
         n = len(symbols)
         prev = list(range(-1, n - 1))
         nxt = [*range(1, n), -1]
-        normal, scores, types = self._normal, self.scores, self.types
-        heap: list[tuple[float, int, int, int]] = []
+        normal, keys, types = self._normal, self._score_keys, self.types
+        heap: list[tuple[int, int, int, int]] = []
         rev_merge: dict[str, tuple[str, str]] = {}
 
         def push(left: int, right: int) -> None:
@@ -345,8 +365,9 @@ class SentencePieceBPE:
             idx = normal.get(piece)
             if idx is None:
                 return
-            # heapq pops the smallest: highest score first, then the leftmost symbol
-            heapq.heappush(heap, (-scores[idx], left, right, len(piece)))
+            # heapq pops the smallest: highest score first (in sentencepiece's order of
+            # float32 bit patterns, see model_file.total_order_keys), then the leftmost symbol
+            heapq.heappush(heap, (-keys[idx], left, right, len(piece)))
             if types[idx] == UNUSED:  # sentencepiece splits unused pieces again at the end
                 rev_merge[piece] = (symbols[left], symbols[right])
 
@@ -364,29 +385,47 @@ class SentencePieceBPE:
             push(prev[left], left)
             push(left, nxt[left])
 
-        out: list[str] = []
-
-        def resegment(piece: str) -> None:
-            if types[self.piece_to_id(piece)] != UNUSED or piece not in rev_merge:
-                out.append(piece)
-                return
-            left, right = rev_merge[piece]
-            resegment(left)
-            resegment(right)
-
+        out: list[tuple[str, int]] = []
         i = 0 if n else -1
         while i != -1:
-            resegment(symbols[i])
+            self._resegment(symbols[i], rev_merge, out)
             i = nxt[i]
         return out
+
+    def _resegment(
+        self, piece: str, rev_merge: Mapping[str, tuple[str, str]], out: list[tuple[str, int]]
+    ) -> None:
+        """Split an unused piece back into the pieces it was merged from, as bpe_model.cc's
+        ``resegment`` does, with an explicit stack (a chain of unused pieces can be thousands
+        deep): below ``MAX_RESEGMENT_DEPTH`` levels a piece is output as it is."""
+        types, unk = self.types, self.unk_id
+        stack = [(piece, 0)]
+        while stack:
+            w, depth = stack.pop()
+            idx = self._normal.get(w)  # PieceToIdNoReserved: one table for every piece
+            if idx is None:
+                idx = self._reserved.get(w, unk)
+            if depth > MAX_RESEGMENT_DEPTH:
+                out.append((w, idx))
+            elif idx == unk or types[idx] not in (NORMAL, USER_DEFINED, UNUSED):
+                out.append((w, unk))
+            elif types[idx] != UNUSED:
+                out.append((w, idx))
+            elif w not in rev_merge:
+                out.append((w, unk))
+            else:
+                left, right = rev_merge[w]
+                stack.append((right, depth + 1))
+                stack.append((left, depth + 1))
 
     def encode(self, text: str) -> list[int]:
         """Encode ``text`` to ids exactly as ``sentencepiece`` does (no BOS/EOS).
 
         Unknown pieces become their ``<0xNN>`` byte pieces with byte fallback; without it,
-        neighbouring unknown pieces become one ``<unk>``.
+        neighbouring unknown pieces become one ``<unk>``. A text with a lone surrogate (no
+        UTF-8 form) is refused with ValueError, as sentencepiece refuses it.
         """
-        return self._output_ids((p, self.piece_to_id(p)) for p in self.encode_as_pieces(text))
+        return self._output_ids(self._bpe_path(text))
 
     def _output_ids(self, path: Iterable[tuple[str, int]]) -> list[int]:
         """``(piece, id)`` pairs to output ids: an unknown piece becomes the ``<0xNN>`` pieces of

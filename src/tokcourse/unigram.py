@@ -47,6 +47,7 @@ import math
 import random
 from array import array
 from collections.abc import Mapping
+from typing import Any
 
 from tokcourse.sentencepiece_bpe import (
     NORMAL,
@@ -186,9 +187,16 @@ class SentencePieceUnigram(SentencePieceBPE):
 
     _MODEL_TYPE = UNIGRAM_MODEL_TYPE
     _USER_DEFINED_OK = True
+    _ONE_TABLE = False  # unigram keeps reserved pieces apart (use_reserved_id_map=true)
 
     def __init__(self, data: bytes) -> None:
         super().__init__(data)
+        for i, score in enumerate(self.scores):
+            if not math.isfinite(score):  # unigram_model.cc refuses the model
+                raise ValueError(
+                    f"pieces[{i}].score is {score} ({self.pieces[i]!r:.40}); sentencepiece "
+                    "refuses a unigram model with a NaN or infinite score ('score is NaN or Inf.')"
+                )
         normal = [s for s, t in zip(self.scores, self.types, strict=True) if t == NORMAL]
         f32 = array("f", [0.0])
         f32[0] = min(normal, default=3.4028234663852886e38)
@@ -197,8 +205,15 @@ class SentencePieceUnigram(SentencePieceBPE):
         f32[0] = self.min_score - UNK_PENALTY
         self.unk_score: float = f32[0]
         self._longest = max((len(p) for p in self._normal), default=0)
-        # every prefix of a piece: a candidate that is not one ends the scan, as the trie does
-        self._prefixes = {p[:k] for p in self._normal for k in range(1, len(p) + 1)}
+        # a trie of the pieces, one dict per character (key "" holds a piece's id): a scan
+        # from a start stops where no piece continues, and memory grows with the total length
+        # of the pieces (a set of every prefix would grow with the square of the longest)
+        self._trie: dict[str, Any] = {}
+        for piece, idx in self._normal.items():
+            node = self._trie
+            for ch in piece:
+                node = node.setdefault(ch, {})
+            node[""] = idx
         # the score each trie piece gets in the optimized encoder (user-defined: a bonus)
         self._node_score: dict[int, float] = {}
         for piece, idx in self._normal.items():
@@ -215,17 +230,16 @@ class SentencePieceUnigram(SentencePieceBPE):
     def best_path(self, normalized: str) -> list[tuple[str, int]]:
         """Viterbi over an already normalized text: ``(piece, id)`` pairs, ``<unk>`` per char.
 
-        Linear in ``len(normalized)`` times the longest piece's length: a set of the pieces'
-        prefixes stands in for the trie (the scan from a start stops at the first candidate
-        that begins no piece), and candidates come in the trie's order, shortest first.
+        Linear in ``len(normalized)`` times the longest piece's length: the scan from a start
+        walks the trie of pieces and stops where no piece continues, and candidates come in
+        the trie's order, shortest first.
         """
         n = len(normalized)
         best = array("f", bytes(4 * (n + 1)))  # float32 best total of normalized[:end]
         start_of = [-1] * (n + 1)  # where its last piece starts (-1: none yet)
         id_of = [-1] * (n + 1)  # and that piece's id
         f32 = array("f", [0.0])  # rounds a sum to float32
-        normal, types, node_score = self._normal, self.types, self._node_score
-        prefixes = self._prefixes
+        types, node_score, trie = self.types, self._node_score, self._trie
         frontier = 0  # the furthest end position any node has reached
         for start in range(n):
             before = best[start]
@@ -235,11 +249,12 @@ class SentencePieceUnigram(SentencePieceBPE):
                         best[i] -= before  # rounded to float32 on the way in
                 before = 0.0
             has_single = False
+            node = trie
             for end in range(start + 1, min(n, start + self._longest) + 1):
-                candidate = normalized[start:end]
-                if candidate not in prefixes:
+                node = node.get(normalized[end - 1])
+                if node is None:
                     break
-                idx = normal.get(candidate)
+                idx = node.get("")
                 if idx is None or types[idx] == UNUSED:
                     continue
                 frontier = max(frontier, end)
@@ -287,10 +302,12 @@ class SentencePieceUnigram(SentencePieceBPE):
         ends: list[list[tuple[int, float, int]]] = [[] for _ in range(n + 1)]
         for start in range(n):
             has_single = False
+            node = self._trie
             for end in range(start + 1, min(n, start + self._longest) + 1):
-                if normalized[start:end] not in self._prefixes:
+                node = node.get(normalized[end - 1])
+                if node is None:
                     break
-                idx = self._normal.get(normalized[start:end])
+                idx = node.get("")
                 if idx is None or self.types[idx] == UNUSED:
                     continue
                 score = self.scores[idx]
