@@ -296,19 +296,30 @@ def wordpiece_word(
 
 
 def load_vocab(path: str | Path) -> dict[str, int]:
-    """Read a ``vocab.txt``: one token per line, its id the line number (from 0).
+    """Read a ``vocab.txt`` as ``tokenizers`` does (``WordPiece::read_file``): one token per
+    line (split at ``"\\n"`` only), its id the line number from 0, white space at the end of a
+    line trimmed (Rust's ``trim_end``: ``"\\r"``, tabs, U+3000...). A token on two lines keeps
+    the later id. A line that is not UTF-8 is a ValueError naming the file and the line.
 
     Example: ``load_vocab(minilm_vocab_path())["[UNK]"]  # 100``
     """
+    data = Path(path).read_bytes()
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()  # a final newline ends the last line, it starts none
     vocab: dict[str, int] = {}
-    with open(path, encoding="utf-8") as f:
-        for i, line in enumerate(f):
-            token = line.rstrip("\n")
-            if token in vocab:
-                raise ValueError(f"{path}: token {token!r} on line {i + 1} was already on line "
-                                 f"{vocab[token] + 1}")  # fmt: skip
-            vocab[token] = i
+    for i, line in enumerate(lines):
+        try:
+            token = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            bad = line[e.start : e.start + 4]
+            raise ValueError(f"{path}: line {i + 1} is not UTF-8 (at byte {e.start + 1} of the "
+                             f"line, {bad!r}: {e.reason})") from None  # fmt: skip
+        vocab[token.rstrip(_RUST_WHITESPACE)] = i
     return vocab
+
+
+_RUST_WHITESPACE = "".join(sorted(WHITESPACE))  # what Rust's trim_end removes
 
 
 class WordPiece:
@@ -397,7 +408,7 @@ class WordPiece:
         out = ""
         for i in ids:
             if i not in inverse:
-                raise ValueError(f"id {i!r} is not in the vocabulary (0..{len(inverse) - 1})")
+                raise ValueError(f"id {i!r} is not in the vocabulary (ids up to {max(inverse)})")
             token = inverse[i]
             if token.startswith(self.prefix) and out:
                 out += token[len(self.prefix) :]
