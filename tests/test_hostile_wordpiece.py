@@ -1,4 +1,4 @@
-"""WordPiece on hostile input: vocab files (issue 25).
+"""WordPiece on hostile input: vocab files, quadratic NFD (issue 25).
 
 Every answer is checked against Hugging Face ``tokenizers`` run on the same input: where it
 loads, we load the same vocabulary; where it refuses, we refuse. The near-linear work of the
@@ -8,16 +8,24 @@ normalizing paths is counted, never timed (see ``tests/test_linear_work.py``).
 from __future__ import annotations
 
 import functools
+import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tokenizers import Tokenizer, normalizers, pre_tokenizers
 from tokenizers.models import WordPiece as HFWordPiece
 
+from tokcourse import wordpiece
 from tokcourse.course import corpora
 from tokcourse.wordpiece import (
     WordPiece,
     load_vocab,
+    nfd,
+    normalize,
+    strip_accents,
 )
+from tokcourse.wordpiece_train import word_counts
 
 
 def hf_from_vocab(path) -> Tokenizer:
@@ -87,3 +95,144 @@ def test_a_vocab_that_is_not_utf8_is_a_value_error_naming_file_and_line(
         load_vocab(path)
     with pytest.raises(ValueError, match=f"line {line}"):
         WordPiece.from_file(path)
+
+
+# ---------------------------------------------------------------------------- 3. linear NFD
+def nfd_unsafe() -> list[str]:
+    """The characters NFD may reorder: combining marks, and those decomposing into one."""
+    return [
+        ch
+        for c in range(0x110000)
+        if not 0xD800 <= c <= 0xDFFF
+        and (unicodedata.combining(ch := chr(c)) or unicodedata.combining(nfd(ch)[:1] or "a"))
+    ]
+
+
+def test_nfd_equals_unicodedata_around_every_mark_and_decomposable_character() -> None:
+    unsafe = nfd_unsafe()
+    assert {"\u0301", "\u0316", "\u0f73", "\u0f75", "\u0f81", "\u0344"} <= set(unsafe)
+    decomposable = [chr(c) for c in range(0x110000)
+                    if unicodedata.decomposition(chr(c))[:1] not in ("", "<")]  # fmt: skip
+    for ch in unsafe + decomposable:
+        for text in (
+            "a" + ch * 40 + "\u0316\u0301" * 20 + ch,  # long runs: sorted by us
+            ch + "\u0301\u0316" * 3 + ch + "b",  # short runs: CPython
+            "\u1e09" + (ch + "\u0316") * 20 + "\uac00" + ch * 33,  # ḉ, a Hangul syllable
+        ):
+            assert nfd(text) == unicodedata.normalize("NFD", text), (f"U+{ord(ch):04X}", text)
+
+
+MARKS = ["\u0301", "\u0316", "\u0327", "\u0334", "\u05b0", "\u0f71", "\u0f72", "\u0f74", "\u302a"]
+MARKY = st.sampled_from(
+    [*MARKS, "\u0f73", "\u0f75", "\u0f81", "\u0344", "a", "é", "\u1e09", "\uac00", "\u07fd", " "]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(),
+        st.lists(MARKY, max_size=300).map("".join),
+        st.lists(st.tuples(MARKY, st.lists(st.sampled_from(MARKS), max_size=90)), max_size=6).map(
+            lambda runs: "".join(s + "".join(m) for s, m in runs)
+        ),
+    )
+)
+def test_nfd_equals_unicodedata_property(text: str) -> None:
+    assert nfd(text) == unicodedata.normalize("NFD", text)
+    if not any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        want = "".join(
+            c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn"
+        )
+        assert strip_accents(text) == want
+
+
+SHAPES = {
+    "alternating marks": lambda n: "a" + "\u0301\u0316" * n,
+    "class 0, decomposes to marks": lambda n: "\u0f73" * n,
+    "accented letter, then marks": lambda n: "x\u1e09" + "\u0316\u0301\u0327" * n,
+    "marks among kept characters": lambda n: ("\u0301\u0316" * 50 + "\u07fd") * (n // 50),
+}
+
+
+def test_the_hostile_marks_give_tokenizers_tokens() -> None:
+    ours, hf = minilm()
+    for shape in SHAPES.values():
+        for text in (shape(3), shape(20_000), "Caf" + shape(5_000) + " ok"):
+            assert ours.tokenize(text) == hf.encode(text, add_special_tokens=False).tokens
+
+
+class CountingUnicodedata:
+    """``unicodedata`` for the module under test, counting the work of its NFD.
+
+    ``normalize`` is charged the length of its text plus, for each run of marks in its answer,
+    the run's length squared: what CPython's insertion sort may do (it does on these shapes).
+    ``combining`` (our own sort's key, and its scan) is charged one per call.
+    """
+
+    def __init__(self) -> None:
+        self.work = 0
+
+    def __getattr__(self, name: str):
+        return getattr(unicodedata, name)
+
+    def normalize(self, form: str, text: str) -> str:
+        # the runs from a per-character decomposition: the real call may be quadratic
+        out, run = [], []
+        for ch in "".join(unicodedata.normalize(form, ch) for ch in text) + "a":
+            if unicodedata.combining(ch):
+                run.append(ch)
+                continue
+            self.work += len(run) ** 2
+            out += sorted(run, key=unicodedata.combining)
+            out.append(ch)
+            run = []
+        self.work += len(text)
+        return "".join(out[:-1])  # NFD by its definition, without CPython's sort
+
+    def combining(self, ch: str) -> int:
+        self.work += 1
+        return unicodedata.combining(ch)
+
+
+def _tokenize(text: str) -> object:
+    return WordPiece({"[UNK]": 0, "a": 1}).tokenize(text)
+
+
+PATHS = {
+    "nfd": nfd,
+    "strip_accents": strip_accents,
+    "normalize": normalize,
+    "WordPiece.tokenize": _tokenize,
+    "word_counts": word_counts,
+}
+
+
+def counted_work(monkeypatch: pytest.MonkeyPatch, path, text: str) -> int:
+    counter = CountingUnicodedata()
+    monkeypatch.setattr(wordpiece, "unicodedata", counter)
+    path(text)
+    monkeypatch.undo()
+    return counter.work
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_normalizing_work_is_near_linear(shape: str, path: str, monkeypatch) -> None:
+    nfd("\u0301")  # build the table of marks outside the count
+    small = counted_work(monkeypatch, PATHS[path], SHAPES[shape](3_000))
+    large = counted_work(monkeypatch, PATHS[path], SHAPES[shape](12_000))
+    print(f"{path} on {shape}: {small:,} -> {large:,} ({large / small:.2f}x)")
+    assert large / small < 5, (small, large)  # n log n: 4x the input, under 5x the work
+    assert large < 40 * len(SHAPES[shape](12_000)), large
+
+
+def test_the_work_measure_sees_cpythons_quadratic_sort(monkeypatch) -> None:
+    """The old path, NFD of the whole text in one call: 4x the marks, about 16x the work."""
+
+    def whole(text: str) -> str:
+        return wordpiece.unicodedata.normalize("NFD", text)
+
+    small = counted_work(monkeypatch, whole, SHAPES["alternating marks"](3_000))
+    large = counted_work(monkeypatch, whole, SHAPES["alternating marks"](12_000))
+    assert large / small > 12, (small, large)
