@@ -1,4 +1,4 @@
-"""WordPiece on hostile input: vocab files, quadratic NFD (issue 25).
+"""WordPiece on hostile input: vocab files, quadratic NFD, lone surrogates (issue 25).
 
 Every answer is checked against Hugging Face ``tokenizers`` run on the same input: where it
 loads, we load the same vocabulary; where it refuses, we refuse. The near-linear work of the
@@ -23,7 +23,9 @@ from tokcourse.wordpiece import (
     load_vocab,
     nfd,
     normalize,
+    pre_tokenize,
     strip_accents,
+    wordpiece_word,
 )
 from tokcourse.wordpiece_train import word_counts
 
@@ -236,3 +238,43 @@ def test_the_work_measure_sees_cpythons_quadratic_sort(monkeypatch) -> None:
     small = counted_work(monkeypatch, whole, SHAPES["alternating marks"](3_000))
     large = counted_work(monkeypatch, whole, SHAPES["alternating marks"](12_000))
     assert large / small > 12, (small, large)
+
+
+# ---------------------------------------------------------------------------- 4. surrogates
+SURROGATE_TEXTS = [
+    "a\udfffb",
+    "\ud800",
+    "x\udc00",
+    "ab\ud83d",
+    "\ud83d\ude00",  # a pair written as two code points: still not UTF-8
+    "é\udfff",
+    "[UNK]\udfff",  # after a special token
+    "\udfff[UNK]",
+    "hello " * 50 + "\udbff",
+]
+
+
+@pytest.mark.parametrize("text", SURROGATE_TEXTS)
+def test_lone_surrogates_are_refused_as_tokenizers_refuses_them(text: str) -> None:
+    ours, hf = minilm()
+    with pytest.raises(TypeError, match="TextInputSequence must be str"):
+        hf.encode(text, add_special_tokens=False)
+    for call in (ours.tokenize, ours.encode):
+        with pytest.raises(TypeError, match="surrogates not allowed") as refused:
+            call(text)
+        assert isinstance(refused.value.__cause__, UnicodeEncodeError)
+    pairs = [
+        (hf.normalizer.normalize_str, normalize),
+        (hf.pre_tokenizer.pre_tokenize_str, pre_tokenize),
+        (normalizers.StripAccents().normalize_str, strip_accents),
+        (lambda t: [tok.value for tok in hf.model.tokenize(t)],
+         lambda t: wordpiece_word(t, ours.vocab)),
+    ]  # fmt: skip
+    for theirs, our in pairs:
+        with pytest.raises(UnicodeEncodeError) as want:
+            theirs(text)
+        with pytest.raises(UnicodeEncodeError) as got:
+            our(text)
+        assert got.value.args == want.value.args
+    with pytest.raises(UnicodeEncodeError):
+        word_counts(text)

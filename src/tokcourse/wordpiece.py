@@ -235,9 +235,16 @@ def _long_mark_run() -> re.Pattern[str]:
     return re.compile(f"[{members}]{{{_MARK_RUN},}}")
 
 
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
 def _check_text(text: object, name: str) -> None:
+    """Refuse what ``tokenizers`` refuses: a non-str, and a str with lone surrogates (it
+    cannot become UTF-8): the same ``UnicodeEncodeError`` as ``normalize_str``."""
     if not isinstance(text, str):
         raise TypeError(f"{name} must be str, not {type(text).__name__}")
+    if not text.isascii() and _SURROGATE.search(text):
+        text.encode("utf-8")  # raises: 'utf-8' codec can't encode character ... in position
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -441,8 +448,14 @@ class WordPiece:
         return pieces
 
     def tokenize(self, text: str) -> list[str]:
-        """The tokens of ``text``: special tokens, then normalize, pre-tokenize, WordPiece."""
-        _check_text(text, "text")
+        """The tokens of ``text``: special tokens, then normalize, pre-tokenize, WordPiece.
+
+        A lone surrogate (``"a\\udfffb"``) is a TypeError naming it and its position, as
+        ``tokenizers``' ``encode`` refuses it (``TextInputSequence must be str``)."""
+        try:
+            _check_text(text, "text")
+        except UnicodeEncodeError as e:  # tokenizers: TypeError('TextInputSequence must be str')
+            raise TypeError(f"text must be a str UTF-8 can encode: {e}") from e
         tokens: list[str] = []
         start = 0
         matches = self._special_re.finditer(text) if self._special_re else ()
