@@ -8,6 +8,13 @@ Columns: tiktoken's ``encode_ordinary``; our default ``Tokenizer.encode_ordinary
 time. Every path starts from an empty chunk cache on every run (a warm cache would answer the
 one big chunk in a lookup). Ids are checked equal to tiktoken's. The growth ratio is
 time(4n) / time(n); for a linear algorithm it is about 4, for a quadratic one about 16.
+
+A second table (``wordpiece_rows``) does the same for BERT's WordPiece (chapter 11) against
+Hugging Face ``tokenizers`` (``BertWordPieceTokenizer`` over all-MiniLM-L6-v2's vocabulary) on
+text whose normalization (NFD) is hostile: a letter and 1 MB at 4n of combining marks of
+alternating classes (CPython's NFD sorts them with an insertion sort), a class-0 character that
+decomposes into two marks (U+0F73), and plain accented letters as the control. Tokens are
+checked equal to tokenizers'.
 """
 
 from __future__ import annotations
@@ -18,6 +25,8 @@ import tiktoken
 from _timing import best_of  # noqa: E402
 
 from tokcourse import GPT4Tokenizer
+from tokcourse.course import corpora
+from tokcourse.wordpiece import WordPiece
 
 REPEAT = 5
 PIECE = 4096
@@ -91,7 +100,47 @@ def main() -> dict:
             for col in t_n
         )
         print(f"  {name}, {row['size_n']} -> {row['size_4n']}: {cells}", flush=True)
-    return {"rows": rows, "repeat": REPEAT, "piece": PIECE}
+    return {"rows": rows, "repeat": REPEAT, "piece": PIECE, "wordpiece_rows": wordpiece_rows()}
+
+
+def wordpiece_shapes(scale: int) -> dict[str, str]:
+    """``{row: text}`` for WordPiece; at ``scale`` 4 each text is about 1 MB of UTF-8."""
+    n = 65_536 * scale
+    return {
+        "marks of alternating classes": "a" + "\u0301\u0316" * n,  # 4 bytes a pair
+        "U+0F73 (decomposes to marks)": "\u0f73" * (n * 4 // 3),  # 3 bytes each
+        "accented letters (control)": "\u00e9" * (n * 2),  # 2 bytes each
+    }
+
+
+def wordpiece_rows() -> list[dict]:
+    from tokenizers import BertWordPieceTokenizer
+
+    path = corpora.minilm_vocab_path()
+    hf = BertWordPieceTokenizer(str(path), lowercase=True)
+    ours = WordPiece.from_file(path)
+    small, large = wordpiece_shapes(1), wordpiece_shapes(4)
+    print(f"hostile normalization (BERT WordPiece), n and 4n, best of {REPEAT}")
+    rows = []
+    for name in small:
+        row: dict = {"name": name, "size_n": describe(name, small[name]),
+                     "size_4n": describe(name, large[name])}  # fmt: skip
+        for size, text in (("n", small[name]), ("4n", large[name])):
+            runs = {
+                "tokenizers": lambda text=text: hf.encode(text, add_special_tokens=False).tokens,
+                "WordPiece": lambda text=text: ours.tokenize(text),
+            }
+            assert runs["WordPiece"]() == runs["tokenizers"](), f"{name}: tokens differ"
+            row[size] = {column: best_of(run, repeat=REPEAT) for column, run in runs.items()}
+        rows.append(row)
+        t_n, t_4n = row["n"], row["4n"]
+        cells = ", ".join(
+            f"{col} {t_4n[col]:.3f} s (x{t_4n[col] / t_n[col]:.1f}, "
+            f"{t_4n[col] / t_4n['tokenizers']:.1f}x tokenizers)"
+            for col in t_n
+        )
+        print(f"  {name}, {row['size_n']} -> {row['size_4n']}: {cells}", flush=True)
+    return rows
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ __all__ = [
     "is_punctuation",
     "is_whitespace",
     "load_vocab",
+    "nfd",
     "normalize",
     "pre_tokenize",
     "strip_accents",
@@ -167,10 +168,83 @@ def strip_accents(text: str) -> str:
     >>> strip_accents("Crème Brûlée"), strip_accents("ﬁ")
     ('Creme Brulee', 'ﬁ')
     """
+    _check_text(text, "text")
+    return "".join(ch for ch in nfd(text) if unicodedata.category(ch) != "Mn")
+
+
+def nfd(text: str) -> str:
+    """``unicodedata.normalize("NFD", text)`` in near-linear time (n log n at worst).
+
+    CPython puts the combining marks after a starter in order with an insertion sort:
+    quadratic in a long run of marks of alternating classes (``"a" + "\\u0301\\u0316" * n``).
+    NFD cannot move a mark past a character whose decomposition starts with a starter, so the
+    text is cut before such characters: pieces without a long run of marks go to CPython, and
+    each long run (with the character before it) is decomposed one character at a time, then
+    each run of marks sorted by combining class with a stable sort, as the standard defines.
+
+    >>> nfd("e\\u0316\\u0301\\u0316") == "e\\u0316\\u0316\\u0301"
+    True
+    """
+    if text.isascii():
+        return text
+    out: list[str] = []
+    start = 0
+    for run in _long_mark_run().finditer(text):
+        cut = max(run.start() - 1, start)  # the character before the run brings its own marks
+        out += [unicodedata.normalize("NFD", text[start:cut]), _sorted_nfd(text[cut : run.end()])]
+        start = run.end()
+    out.append(unicodedata.normalize("NFD", text[start:]))
+    return "".join(out)
+
+
+def _sorted_nfd(text: str) -> str:
+    combining = unicodedata.combining
+    out: list[str] = []
+    run: list[str] = []
+    for ch in "".join([unicodedata.normalize("NFD", ch) for ch in text]):
+        if combining(ch):
+            run.append(ch)
+            continue
+        out += sorted(run, key=combining)
+        out.append(ch)
+        run = []
+    out += sorted(run, key=combining)  # stable: marks of one class keep their order
+    return "".join(out)
+
+
+_MARK_RUN = 32  # shorter runs go to CPython: at most _MARK_RUN**2 swaps for each
+
+
+@functools.cache
+def _long_mark_run() -> re.Pattern[str]:
+    """Runs of ``_MARK_RUN`` or more characters NFD may reorder: combining marks, and the
+    characters whose decomposition starts with one (U+0F73 is class 0 but becomes two marks)."""
+    combining, normalize_ = unicodedata.combining, unicodedata.normalize
+    marks = [c for c in range(0x110000)
+             if combining(chr(c))
+             or (not 0xD800 <= c <= 0xDFFF  # a canonical decomposition starting with a mark
+                 and unicodedata.decomposition(chr(c))[:1] not in ("", "<")
+                 and combining(normalize_("NFD", chr(c))[0]))]  # fmt: skip
+    ranges: list[list[int]] = []
+    for c in marks:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    members = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+    return re.compile(f"[{members}]{{{_MARK_RUN},}}")
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _check_text(text: object, name: str) -> None:
+    """Refuse what ``tokenizers`` refuses: a non-str, and a str with lone surrogates (it
+    cannot become UTF-8): the same ``UnicodeEncodeError`` as ``normalize_str``."""
     if not isinstance(text, str):
-        raise TypeError(f"text must be str, not {type(text).__name__}")
-    decomposed = unicodedata.normalize("NFD", text)
-    return "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+        raise TypeError(f"{name} must be str, not {type(text).__name__}")
+    if not text.isascii() and _SURROGATE.search(text):
+        text.encode("utf-8")  # raises: 'utf-8' codec can't encode character ... in position
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -197,8 +271,7 @@ def normalize(text: str) -> str:
     >>> normalize("Héllo\\tWORLD 東京 ΟΔΟΣ\\x07!")
     'hello world  東  京  οδοσ!'
     """
-    if not isinstance(text, str):
-        raise TypeError(f"text must be str, not {type(text).__name__}")
+    _check_text(text, "text")
     if text.isascii():  # the common case, fast: no accents, no case subtleties, no CJK
         return text.translate(_ASCII_CLEAN).lower()
     overrides = _overrides()
@@ -227,8 +300,7 @@ def pre_tokenize(normalized: str) -> list[str]:
     >>> pre_tokenize("don't stop... now")
     ['don', "'", 't', 'stop', '.', '.', '.', 'now']
     """
-    if not isinstance(normalized, str):
-        raise TypeError(f"normalized must be str, not {type(normalized).__name__}")
+    _check_text(normalized, "normalized")
     words: list[str] = []
     punctuation = _punctuation_cache
     for chunk in normalized.translate(_SPACES).split(" "):
@@ -273,8 +345,7 @@ def wordpiece_word(
     >>> wordpiece_word("playx", {"play": 0, "##ing": 1})
     ['[UNK]']
     """
-    if not isinstance(word, str):
-        raise TypeError(f"word must be str, not {type(word).__name__}")
+    _check_text(word, "word")
     if len(word) > max_chars:
         return [unk_token]
     pieces: list[str] = []
@@ -296,19 +367,30 @@ def wordpiece_word(
 
 
 def load_vocab(path: str | Path) -> dict[str, int]:
-    """Read a ``vocab.txt``: one token per line, its id the line number (from 0).
+    """Read a ``vocab.txt`` as ``tokenizers`` does (``WordPiece::read_file``): one token per
+    line (split at ``"\\n"`` only), its id the line number from 0, white space at the end of a
+    line trimmed (Rust's ``trim_end``: ``"\\r"``, tabs, U+3000...). A token on two lines keeps
+    the later id. A line that is not UTF-8 is a ValueError naming the file and the line.
 
     Example: ``load_vocab(minilm_vocab_path())["[UNK]"]  # 100``
     """
+    data = Path(path).read_bytes()
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()  # a final newline ends the last line, it starts none
     vocab: dict[str, int] = {}
-    with open(path, encoding="utf-8") as f:
-        for i, line in enumerate(f):
-            token = line.rstrip("\n")
-            if token in vocab:
-                raise ValueError(f"{path}: token {token!r} on line {i + 1} was already on line "
-                                 f"{vocab[token] + 1}")  # fmt: skip
-            vocab[token] = i
+    for i, line in enumerate(lines):
+        try:
+            token = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            bad = line[e.start : e.start + 4]
+            raise ValueError(f"{path}: line {i + 1} is not UTF-8 (at byte {e.start + 1} of the "
+                             f"line, {bad!r}: {e.reason})") from None  # fmt: skip
+        vocab[token.rstrip(_RUST_WHITESPACE)] = i
     return vocab
+
+
+_RUST_WHITESPACE = "".join(sorted(WHITESPACE))  # what Rust's trim_end removes
 
 
 class WordPiece:
@@ -366,9 +448,14 @@ class WordPiece:
         return pieces
 
     def tokenize(self, text: str) -> list[str]:
-        """The tokens of ``text``: special tokens, then normalize, pre-tokenize, WordPiece."""
-        if not isinstance(text, str):
-            raise TypeError(f"text must be str, not {type(text).__name__}")
+        """The tokens of ``text``: special tokens, then normalize, pre-tokenize, WordPiece.
+
+        A lone surrogate (``"a\\udfffb"``) is a TypeError naming it and its position, as
+        ``tokenizers``' ``encode`` refuses it (``TextInputSequence must be str``)."""
+        try:
+            _check_text(text, "text")
+        except UnicodeEncodeError as e:  # tokenizers: TypeError('TextInputSequence must be str')
+            raise TypeError(f"text must be a str UTF-8 can encode: {e}") from e
         tokens: list[str] = []
         start = 0
         matches = self._special_re.finditer(text) if self._special_re else ()
@@ -397,7 +484,7 @@ class WordPiece:
         out = ""
         for i in ids:
             if i not in inverse:
-                raise ValueError(f"id {i!r} is not in the vocabulary (0..{len(inverse) - 1})")
+                raise ValueError(f"id {i!r} is not in the vocabulary (ids up to {max(inverse)})")
             token = inverse[i]
             if token.startswith(self.prefix) and out:
                 out += token[len(self.prefix) :]
