@@ -51,7 +51,7 @@ def cache(cached, tmp_path, monkeypatch) -> Path:
     return directory
 
 
-def run_python(code: str, env: dict[str, str], memory: int | None = None):
+def run_python(code: str, env: dict[str, str], memory: int | None = None, timeout: int = 300):
     """Run ``code`` in a fresh interpreter (address space capped at ``memory`` bytes)."""
 
     def cap() -> None:
@@ -64,7 +64,7 @@ def run_python(code: str, env: dict[str, str], memory: int | None = None):
         env={**os.environ, "PYTHONPATH": str(SRC), **env},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
         preexec_fn=cap if memory else None,
         check=False,
     )
@@ -139,6 +139,28 @@ def test_a_cached_file_of_the_wrong_size_is_fetched_again(cache, monkeypatch):
     with pytest.raises(AssetError, match="stop here"):
         assets.fetch(["botchan"], progress=False)
     assert fetched == ["sentencepiece==0.2.3"]
+
+
+def test_a_named_pipe_in_the_cache_is_refused_without_waiting(tmp_path):
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    os.mkfifo(folder / "botchan.txt")
+    result = run_python(
+        """
+        from tokcourse.course import assets, store
+        try:
+            assets.path("botchan")
+        except assets.AssetError as e:
+            print("PATH", e)
+        print("REUSED", store._cached_ok(assets.ASSETS["botchan"]))
+        """,
+        {"TOKCOURSE_CACHE_DIR": str(folder)},
+        timeout=30,
+    )
+    assert f"PATH {folder / 'botchan.txt'} (asset 'botchan') is not a regular file" in (
+        result.stdout
+    ), result.stderr[-2000:]
+    assert "REUSED None" in result.stdout
 
 
 # ------------------------------------------------------------ 2. the bytes checked are used

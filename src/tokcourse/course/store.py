@@ -206,9 +206,11 @@ def _open_checked(asset: Asset, p: Path):
     """``p`` opened for reading, after checking (on the open file) that its size is the pinned one.
 
     Raises AssetError naming the path for a file that is not regular or has the wrong size.
-    FileNotFoundError and NotADirectoryError pass through.
+    FileNotFoundError and NotADirectoryError pass through. Opened without blocking, so a named
+    pipe in the cache is refused instead of waiting for a writer.
     """
-    f = p.open("rb")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    f = os.fdopen(os.open(p, flags), "rb")
     try:
         info = os.fstat(f.fileno())
         if not stat.S_ISREG(info.st_mode):
@@ -258,11 +260,14 @@ def _read_checked(asset: Asset, p: Path) -> bytes:
 def _cached_ok(asset: Asset) -> Path | None:
     """The cached file if it has the pinned size and hash (hashed in chunks), else None."""
     p = _cache_path() / asset.filename
-    digest = hashlib.sha256()
+    digest, seen = hashlib.sha256(), 0
     try:
         with _open_checked(asset, p) as f:
-            while chunk := f.read(_CHUNK):
+            limit = asset.size if asset.size is not None else MAX_ASSET_BYTES
+            while seen <= limit and (chunk := f.read(_CHUNK)):  # stops if the file grows
                 digest.update(chunk)
+                seen += len(chunk)
+        _check_size(asset, p, seen)
     except (OSError, AssetError):
         return None
     return p if digest.hexdigest() == asset.sha256 else None
