@@ -13,6 +13,7 @@ import http.server
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import textwrap
@@ -205,7 +206,7 @@ def test_read_verified_hands_on_the_bytes_it_checked(cache, monkeypatch):
 class Host:
     """An HTTP server on 127.0.0.1 (its own port: its own host for credentials)."""
 
-    def __init__(self, credentials: tuple[str, str] | None = None) -> None:
+    def __init__(self, credentials: tuple[str, str] | None = None, tls: Path | None = None):
         self.routes: dict[str, bytes | str] = {}  # path -> body, or "->url" for a redirect
         self.seen: list[tuple[str, str | None]] = []  # (path, Authorization)
         expected = None
@@ -240,6 +241,11 @@ class Host:
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_port}"
+        if tls is not None:  # a folder holding a self-signed cert.pem and key.pem
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(tls / "cert.pem", tls / "key.pem")
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.url = self.url.replace("http://", "https://")
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def page(self, path: str, filename: str, href: str) -> None:
@@ -256,8 +262,8 @@ def hosts(monkeypatch):
         monkeypatch.setenv(var, "127.0.0.1,localhost")
     made: list[Host] = []
 
-    def make(credentials=None) -> Host:
-        made.append(Host(credentials))
+    def make(credentials=None, tls=None) -> Host:
+        made.append(Host(credentials, tls))
         return made[-1]
 
     yield make
@@ -320,6 +326,31 @@ def test_a_same_host_redirect_keeps_the_credentials(hosts):
     index.page("/moved/demo/", FILE, f"/files/{FILE}")
     index.routes[f"/files/{FILE}"] = DATA
     assert fetch_from(with_credentials(index.url + "/simple")) == DATA
+
+
+def test_trust_in_a_host_does_not_follow_its_redirects(hosts, tmp_path):
+    """pip's --trusted-host skips certificate checks for that host, not for where it sends us."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs openssl to make a self-signed certificate")
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+        + ["-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")]
+        + ["-subj", "/CN=127.0.0.1"],
+        check=True,
+        capture_output=True,
+    )
+    index, other = hosts(tls=tmp_path), hosts(tls=tmp_path)
+    index.page("/simple/demo/", FILE, f"/files/{FILE}")
+    index.routes[f"/files/{FILE}"] = f"{other.url}/files/{FILE}"
+    other.routes[f"/files/{FILE}"] = DATA
+    trusted = (index.url.removeprefix("https://"),)
+    settings = download.IndexSettings((index.url + "/simple",), trusted_hosts=trusted, timeout=5)
+    with pytest.raises(download.DownloadError, match="CERTIFICATE_VERIFY_FAILED"):
+        download.fetch_pinned("demo", FILE, SHA, settings=settings)
+    assert index.seen[:2] == [("/simple/demo/", None), (f"/files/{FILE}", None)]
+    assert other.seen == []  # the handshake failed: nothing was asked of the other host
+    index.routes[f"/files/{FILE}"] = DATA  # served by the trusted host itself: fine
+    assert download.fetch_pinned("demo", FILE, SHA, settings=settings) == DATA
 
 
 PAIRS = [

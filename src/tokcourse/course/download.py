@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.client
 import json
 import os
 import re
@@ -258,11 +259,24 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
         return new
 
 
+class _HTTPS(urllib.request.HTTPSHandler):
+    """Checks certificates except on pip's trusted hosts, decided per request (redirects too)."""
+
+    def __init__(self, context: ssl.SSLContext, trusted: tuple[str, ...]) -> None:
+        super().__init__(context=context)
+        self.trusted, self.unverified = trusted, ssl._create_unverified_context()
+
+    def https_open(self, req):
+        parts = urllib.parse.urlsplit(req.full_url)
+        trusted = parts.hostname in self.trusted or parts.netloc in self.trusted
+        context = self.unverified if trusted else self._context
+        return self.do_open(http.client.HTTPSConnection, req, context=context)
+
+
 @dataclass
 class _Client:
     settings: IndexSettings
     opener: urllib.request.OpenerDirector = field(init=False)
-    insecure: urllib.request.OpenerDirector = field(init=False)
     passwords: dict[str, Credentials] = field(init=False, default_factory=dict)
 
     def configured_credentials(self, url: str) -> Credentials | None:
@@ -302,13 +316,8 @@ class _Client:
         if self.settings.proxy:
             proxy = self.settings.proxy
             handlers.append(urllib.request.ProxyHandler({"http": proxy, "https": proxy}))
-        self.opener = urllib.request.build_opener(
-            *handlers, urllib.request.HTTPSHandler(context=context), _Redirects(self)
-        )
-        unverified = ssl._create_unverified_context()  # only for pip's trusted hosts
-        self.insecure = urllib.request.build_opener(
-            *handlers, urllib.request.HTTPSHandler(context=unverified), _Redirects(self)
-        )
+        https = _HTTPS(context, self.settings.trusted_hosts)
+        self.opener = urllib.request.build_opener(*handlers, https, _Redirects(self))
 
     def read(self, url: str, *, accept: str | None = None) -> tuple[bytes, str]:
         """The bytes at ``url`` (at most MAX_BYTES) and the final URL after redirects."""
@@ -322,17 +331,12 @@ class _Client:
             headers["Accept"] = accept
         credentials = self.credentials(url)  # sent as basic auth, never forwarded blindly
         url = _without_credentials(url)
-        bare = urllib.parse.urlsplit(url)
-        trusted = bare.hostname in self.settings.trusted_hosts or bare.netloc in (
-            self.settings.trusted_hosts
-        )
-        opener = self.insecure if trusted else self.opener
         for attempt in range(1, _ATTEMPTS + 1):
             request = urllib.request.Request(url, headers=headers)
             if credentials is not None:  # kept off redirects; _Redirects decides those
                 request.add_unredirected_header("Authorization", _basic(credentials))
             try:
-                with opener.open(request, timeout=self.settings.timeout) as response:
+                with self.opener.open(request, timeout=self.settings.timeout) as response:
                     return _read_capped(response, url), response.geturl()
             except urllib.error.HTTPError as e:
                 if e.code in (404, 410):
