@@ -497,7 +497,8 @@ def test_botchan_text(cached):
 def test_botchan_text_without_gutenberg_markers_is_a_clear_error(tmp_path, monkeypatch, content):
     f = tmp_path / "botchan.txt"
     f.write_text(content)
-    monkeypatch.setattr(corpora, "path", lambda name, fetch_missing=False: f)
+    read = lambda name, fetch_missing=False: (f, f.read_bytes())  # noqa: E731
+    monkeypatch.setattr(corpora, "_read_verified", read)
     with pytest.raises(AssetError, match=r"START OF THIS PROJECT GUTENBERG EBOOK.*setup"):
         assets.botchan_text()
 

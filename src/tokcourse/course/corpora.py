@@ -31,8 +31,8 @@ def botchan_text() -> str:
 
     Example: ``botchan_text()[:24]  # 'BOTCHAN (MASTER DARLING)'``
     """
-    file = path("botchan", fetch_missing=True)
-    text = file.read_bytes().decode("utf-8-sig").replace("\r\n", "\n")
+    file, data = _read_verified("botchan", fetch_missing=True)  # the bytes that were checked
+    text = data.decode("utf-8-sig").replace("\r\n", "\n")
     start = re.search(r"^\*\*\* ?START OF (?:THIS|THE) PROJECT GUTENBERG EBOOK.*\n", text, re.M)
     end = re.search(r"^\*\*\* ?END OF (?:THIS|THE) PROJECT GUTENBERG EBOOK", text, re.M)
     if start is None or end is None or end.start() < start.end():

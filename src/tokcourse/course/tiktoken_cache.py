@@ -19,6 +19,7 @@ from tokcourse.course.store import (
     _log,
     _make_dir,
     _mismatch,
+    _read_verified,
     _sha256,
     _writable_dir,
     _write_atomic,
@@ -125,11 +126,11 @@ def install_tiktoken_cache() -> Path:
             )
     _make_dir(target, _tiktoken_cache_var())
     for name, url in TIKTOKEN_BLOB_URLS.items():
-        source = path(name)
+        _, data = _read_verified(name)  # copy the bytes that were checked, not a reopened file
         dest = target / hashlib.sha1(url.encode()).hexdigest()
         if dest.is_file() and _sha256(dest.read_bytes()) == sources.ASSETS[name].sha256:
             continue
-        _write_atomic(dest, source.read_bytes(), _tiktoken_cache_var())
+        _write_atomic(dest, data, _tiktoken_cache_var())
     return target
 
 
