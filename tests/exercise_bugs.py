@@ -570,6 +570,22 @@ def _(text, merges):
     return [i for word in re.split(r"(\s+)", text) if word for i in bpe.encode(word, merges)]
 
 
+@bug("encode_ordinary", "encode-ordinary-highest-id", "where two merges apply at once, takes "
+     "the one with the highest id", hint="LOWEST merge id first")  # fmt: skip
+def _(text, merges):
+    ids = []
+    for chunk in split(text):
+        part = list(chunk.encode())
+        while True:
+            found = [p for p in zip(part, part[1:], strict=False) if p in merges]
+            if not found:
+                break
+            pair = max(found, key=lambda p: merges[p])
+            part = bpe.merge(part, pair, merges[pair])
+        ids += part
+    return ids
+
+
 # --- byte_rank ---------------------------------------------------------------------------------
 
 
@@ -663,6 +679,23 @@ def _(token, ranks):
     splits = [(token[:i], token[i:]) for i in range(1, len(token))]
     splits = [s for s in splits if s[0] in ranks and s[1] in ranks]
     return min(splits, key=lambda s: max(ranks[s[0]], ranks[s[1]]))
+
+
+@bug("recover_merge", "recover-rightmost-tie", "a tie between equal pairs (b'000') goes to the "
+     "rightmost one", hint="LEFTMOST one first")  # fmt: skip
+def _(token, ranks):
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 2:
+        best = None
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1], ranks[token])
+            if rank < ranks[token] and (best is None or rank <= best[0]):  # <=: the last tie
+                best = (rank, i)
+        if best is None:
+            break
+        i = best[1]
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+    return parts[0], b"".join(parts[1:])
 
 
 @bug("recover_merge", "recover-returns-list", "returns [left, right]", rule="type")

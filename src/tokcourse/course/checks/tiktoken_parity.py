@@ -38,9 +38,15 @@ def _pattern_merges() -> dict[tuple[int, int], int]:
     return bpe.train(text * 4, 300)
 
 
+# "ab" (256) and "bc" (257) both apply to "abc": the lowest id, learned first, wins (ab + c)
+_TWO_AT_ONCE = {(97, 98): 256, (98, 99): 257, (99, 100): 258, (257, 100): 259}
+
+
 def _encode_ordinary_cases() -> Iterator[Case]:
     for text in ("the dog.", "a the", "dog. the end"):
         yield Case((text, _ACROSS))
+    for text in ("abc", "bcd", " abcd", "abc bcd", "cab abc"):
+        yield Case((text, _TWO_AT_ONCE))
     merges = _cross_chunk_merges()
     for text in ("", "the", "the end", "dog. dog!", "the cat sat. the dog ate."):
         yield Case((text, merges))
@@ -52,10 +58,34 @@ def _encode_ordinary_cases() -> Iterator[Case]:
     for i in range(60):
         chosen = merges if i % 2 else _pattern_merges()
         yield Case(("".join(rng.choice(words) for _ in range(rng.randrange(1, 10))), chosen))
+    for _ in range(10):
+        text = "".join(rng.choice(["a", "b", "c", "d", " "]) for _ in range(rng.randrange(2, 9)))
+        yield Case((text, _TWO_AT_ONCE))
+
+
+def _encode_highest_first(text: str, merges: dict[tuple[int, int], int]) -> list[int]:
+    """GPT-4's chunks, each encoded by applying the merge with the HIGHEST id first (wrong)."""
+    ids: list[int] = []
+    for chunk in patterns.split(text):
+        part = list(chunk.encode())
+        while True:
+            found = [p for p in zip(part, part[1:], strict=False) if p in merges]
+            if not found:
+                break
+            pair = max(found, key=merges.__getitem__)
+            part = bpe.merge(part, pair, merges[pair])
+        ids += part
+    return ids
 
 
 def _encode_ordinary_hint_chunks(case: Case, expected: Any, got: Any) -> str | None:
     text, merges = case.args
+    if got == _encode_highest_first(text, merges):
+        return (
+            "where two merges apply at once you chose the one with the highest id. Merges "
+            "must be replayed in the order they were learned: apply the pair with the LOWEST "
+            "merge id first (min, not max)."
+        )
     if got == tokenizer.encode_ordinary(text, merges, patterns.GPT2_SPLIT_PATTERN):
         return (
             "those are the chunks of GPT-2's pattern. Split with GPT-4's "
@@ -194,11 +224,21 @@ _TINY_BC = _TINY | {b"bc": 4, b"ab": 5, b"abc": 6}
 _TINY_AB_CD = _TINY | {b"ab": 4, b"cd": 5, b"abc": 6, b"abcd": 7}
 
 
+# a run of one byte: the pair b"00" occurs twice in b"000", a tie BPE breaks to the left
+_TINY_RUN = _TINY | {b"0": 4, b"00": 5, b"000": 6, b"0000": 7}
+_RUNS = (b"000", b"...", b"   ", b"----", b"\n\n\n", b"=====")
+
+
 def _recover_merge_cases() -> Iterator[Case]:
     yield Case((b"ab", _TINY_BC))
     yield Case((b"abc", _TINY_BC))
     yield Case((b"abcd", _TINY_AB_CD))
     yield Case((b"abc", _TINY_AB_CD))
+    yield Case((b"000", _TINY_RUN))
+    yield Case((b"0000", _TINY_RUN))
+    for name in ("r50k_base", "cl100k_base"):
+        ranks = _real_ranks(name)
+        yield from (Case((run, ranks)) for run in _RUNS if run in ranks)
     rng = random.Random(11)
     for name in ("r50k_base", "cl100k_base"):
         ranks = _real_ranks(name)
@@ -207,6 +247,20 @@ def _recover_merge_cases() -> Iterator[Case]:
         longest = max(ranks, key=len)
         for token in [by_rank[i] for i in ids if i in by_rank] + [longest]:
             yield Case((token, ranks))
+
+
+def _replay_rightmost(token: bytes, ranks: Mapping[bytes, int]) -> tuple[bytes, ...]:
+    """BPE on the token's bytes below its rank, a tie going to the RIGHTMOST pair (wrong)."""
+    limit = ranks[token]
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 2:
+        pairs = enumerate(zip(parts, parts[1:], strict=False))
+        found = [(ranks.get(a + b, limit), -i) for i, (a, b) in pairs]
+        rank, i = min(found)
+        if rank >= limit:
+            break
+        parts[-i : -i + 2] = [parts[-i] + parts[-i + 1]]
+    return tuple(parts)
 
 
 def _recover_merge_hint(case: Case, expected: Any, got: Any) -> str | None:
@@ -223,6 +277,12 @@ def _recover_merge_hint(case: Case, expected: Any, got: Any) -> str | None:
         return f"the two parts must spell the token: {left!r} + {right!r} is not {token!r}."
     if left in ranks and right in ranks:
         too_late = max(ranks[left], ranks[right]) >= ranks[token]
+        if not too_late and got == _replay_rightmost(token, ranks):
+            return (
+                f"{token!r} holds the same lowest-ranked pair more than once: on such a tie "
+                "BPE merges the LEFTMOST one first (min over (rank, position)), so a run "
+                "such as b'000' is b'00' + b'0'."
+            )
         if too_late:
             return (
                 "one of your parts is ranked after the token itself, so it did not exist yet "
