@@ -857,6 +857,55 @@ def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
     return _specials_encode(text, special_tokens, allowed, disallowed)
 
 
+@bug("encode_with_specials", "specials-first-listed-name", "overlapping names: the alternation "
+     "in table order, so '<|a|>' wins over '<|a|>b'", hint="take the longest")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    allowed, disallowed = _resolve(special_tokens, allowed_special, disallowed_special)
+    for name in disallowed:
+        if name in text:
+            raise ValueError(f"disallowed special token {name!r}")
+    names = [n for n in special_tokens if n in allowed]  # table order, not longest first
+    pieces = re.split("(" + "|".join(map(re.escape, names)) + ")", text) if names else [text]
+    ids = []
+    for piece in pieces:
+        if piece:
+            ids += [special_tokens[piece]] if piece in allowed else encode_ordinary(piece)
+    return ids
+
+
+@bug("encode_with_specials", "specials-allowed-outside-table",
+     "looks up every allowed name in special_tokens: KeyError for a name the table lacks",
+     hint="not in special_tokens")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    allowed, disallowed = _resolve(special_tokens, allowed_special, disallowed_special)
+    for name in _specials_split(text, disallowed):
+        if name in disallowed:
+            raise ValueError(f"disallowed special token {name!r}")
+    ids = []
+    for piece in _specials_split(text, allowed):  # not intersected with the table
+        ids += [special_tokens[piece]] if piece in allowed else encode_ordinary(piece)
+    return ids
+
+
+@bug("encode_with_specials", "specials-allowed-set-in-place",
+     "keeps the caller's set (no copy) and drops the names outside the table from it",
+     rule="pure", hint="changed its input (allowed_special)")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    if allowed_special == "all":
+        allowed = set(special_tokens)
+    elif isinstance(allowed_special, set):
+        allowed = allowed_special  # "a set already": but it is the caller's set
+    else:
+        allowed = set(allowed_special)
+    allowed.intersection_update(special_tokens)
+    return special.encode_with_specials(
+        text, special_tokens, allowed, encode_ordinary, disallowed_special
+    )
+
+
 # --- add_token_rows ----------------------------------------------------------------------------
 
 
@@ -868,8 +917,9 @@ def _mean_rows(table, n_new):
     return np.repeat(table.mean(axis=0, keepdims=True), n_new, axis=0)
 
 
+# no rule: with n_new == 0 it also returns the caller's arrays themselves (an alias)
 @bug("add_token_rows", "rows-resize-in-place", "ndarray.resize: grows the caller's arrays",
-     rule="pure", hint="changed its input (embedding)")  # fmt: skip
+     hint="changed its input (embedding)")  # fmt: skip
 def _(embedding, lm_head, n_new):
     for table in (embedding, lm_head):
         vocab, d = table.shape
@@ -877,6 +927,16 @@ def _(embedding, lm_head, n_new):
         table.resize((vocab + n_new, d), refcheck=False)  # in place: zeros at the end
         table[vocab:] = mean
     return embedding, lm_head
+
+
+@bug("add_token_rows", "rows-alias-when-none-added", "returns the input arrays themselves when "
+     "n_new == 0", hint="return new arrays")  # fmt: skip
+def _(embedding, lm_head, n_new):
+    if n_new == 0:
+        return embedding, lm_head
+    return _grow(embedding, _mean_rows(embedding, n_new)), _grow(
+        lm_head, _mean_rows(lm_head, n_new)
+    )
 
 
 @bug("add_token_rows", "rows-zero-init", "new rows are zeros", hint="are zeros")
