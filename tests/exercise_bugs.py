@@ -1539,6 +1539,12 @@ def _(text):
     return [f"<0x{ord(c):02X}>" for c in text]
 
 
+@bug("byte_fallback_pieces", "byte-pieces-surrogatepass", "encodes a lone surrogate as three "
+     "bytes (errors='surrogatepass') instead of refusing it", hint="lone surrogate")  # fmt: skip
+def _(text):
+    return [f"<0x{b:02X}>" for b in text.encode("utf-8", "surrogatepass")]
+
+
 @bug("byte_fallback_pieces", "byte-pieces-latin1", "encodes with latin-1 where it can")
 def _(text):
     try:
@@ -1642,6 +1648,34 @@ def _(symbols, scores):
     merged = tokenizer_sp.merge_by_score(symbols, scores)
     symbols[:] = merged
     return symbols
+
+
+_SHARED_PROTO = []  # the bug below keeps one ModelProto for every call
+
+
+@bug("add_dummy_prefix", "dummy-prefix-shared-proto",
+     "one module-level ModelProto filled with MergeFromString: a field an earlier model set stays",
+     hint="kept a value from the previous call")  # fmt: skip
+def _(data):
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    if not _SHARED_PROTO:
+        _SHARED_PROTO.append(pb.ModelProto())
+    proto = _SHARED_PROTO[0]
+    proto.MergeFromString(data)
+    return proto.normalizer_spec.add_dummy_prefix
+
+
+@bug("add_dummy_prefix", "dummy-prefix-docstring-hard-coded",
+     "answers the docstring's b'' by hand, then reads the field only where normalizer_spec is "
+     "written", hint="do not test for b''")  # fmt: skip
+def _(data):
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    if data == b"":  # the example in the stub's docstring
+        return True
+    proto = pb.ModelProto.FromString(data)
+    return proto.HasField("normalizer_spec") and proto.normalizer_spec.add_dummy_prefix
 
 
 @bug("add_dummy_prefix", "dummy-prefix-field-26", "reads TrainerSpec field 26",
