@@ -1756,6 +1756,25 @@ def _(text, encode):
     return out
 
 
+@bug("unstable_prefixes", "unstable-prefixes-last-id-only", "compares only the last id of the "
+     "prefix with the full text's id there", hint="only the last id")  # fmt: skip
+def _(text, encode):
+    full = encode(text)
+    out = []
+    for k in range(1, len(text) + 1):
+        ids = encode(text[:k])
+        if len(ids) > len(full) or ids[-1] != full[len(ids) - 1]:
+            out.append(k)
+    return out
+
+
+@bug("unstable_prefixes", "unstable-prefixes-first-k-ids", "compares with full[:k]: k ids, "
+     "although k counts characters", hint="full[:k] takes the first k *ids*")  # fmt: skip
+def _(text, encode):
+    full = encode(text)
+    return [k for k in range(1, len(text) + 1) if encode(text[:k]) != full[:k]]
+
+
 @bug("unstable_prefixes", "unstable-prefixes-subset", "tests membership, not position")
 def _(text, encode):
     full = set(encode(text))
