@@ -2226,6 +2226,23 @@ def _(ranks):
     return out
 
 
+@bug("recover_merges", "recover-merges-table-order", "goes through the table in its own order, "
+     "not by rank", hint="not listed in rank order")  # fmt: skip
+def _(ranks):
+    merges = {}
+    for token, rank in ranks.items():  # the table's order, which need not be the ranks'
+        if len(token) > 1:
+            left, right = pretrained.recover_merge(token, ranks)
+            merges[(ranks[left], ranks[right])] = rank
+    return merges
+
+
+@bug("recover_merges", "recover-merges-swapped-key", "keys (right id, left id)",
+     hint="Yours has them swapped")  # fmt: skip
+def _(ranks):
+    return {(b, a): idx for (a, b), idx in pretrained.recover_merges(ranks).items()}
+
+
 @bug("recover_merges", "recover-merges-list", "returns a list of (pair, id)", rule="type")
 def _(ranks):
     return list(pretrained.recover_merges(ranks).items())
