@@ -405,6 +405,12 @@ def _(text):
     return regex.findall(GPT4_SPLIT_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}+"), text)
 
 
+@bug("split", "split-with-re", "Python's re instead of regex: 'bad escape \\p'",
+     hint="Use the regex module")  # fmt: skip
+def _(text):
+    return re.findall(GPT4_SPLIT_PATTERN, text)
+
+
 @bug("split", "split-on-whitespace", "str.split(): drops the spaces")
 def _(text):
     return text.split()
@@ -716,6 +722,21 @@ def _ranks_ids(chunks, ranks, choose=min):
      hint="across chunk boundaries")  # fmt: skip
 def _(text, ranks):
     return _ranks_ids([text] if text else [], ranks)
+
+
+_CHUNK_CACHE = {}  # the bug below keeps it between calls, whatever the table
+
+
+@bug("encode_with_ranks", "ranks-shared-chunk-cache",
+     "caches each chunk's ids at module level, keyed by the chunk alone: another table's ids",
+     hint="a cache kept between calls")  # fmt: skip
+def _(text, ranks):
+    ids = []
+    for chunk in split(text):
+        if chunk not in _CHUNK_CACHE:
+            _CHUNK_CACHE[chunk] = _ranks_ids([chunk], ranks)
+        ids += _CHUNK_CACHE[chunk]
+    return ids
 
 
 @bug("encode_with_ranks", "ranks-gpt2-pattern", "splits with GPT-2's pattern",

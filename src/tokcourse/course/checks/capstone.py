@@ -15,14 +15,13 @@ from typing import Any
 
 from tokcourse import bpe, export, pretrained
 from tokcourse.course.answers import BYTES, INT, PAIR, dict_of
+from tokcourse.course.checks._rank_tables import _Ranks, _real_ranks
 from tokcourse.course.checks.tiktoken_parity import (
     _TINY,
     _TINY_AB_CD,
     _TINY_BC,
     _cross_chunk_merges,
     _pattern_merges,
-    _Ranks,
-    _real_ranks,
 )
 from tokcourse.course.exercises import Case, Entry, Exercise, Raised
 from tokcourse.patterns import split
