@@ -1481,7 +1481,8 @@ def _(vocab_size, d_model, *, tied=False):
     return vocab_size * d_model * (1 if tied else 2)
 
 
-@bug("vocab_parameters", "vocab-parameters-sum", "adds the sizes instead of multiplying")
+@bug("vocab_parameters", "vocab-parameters-sum", "adds the sizes instead of multiplying",
+     hint="you added the sizes")  # fmt: skip
 def _(vocab_size, d_model, *, tied=False):
     _positive(vocab_size, d_model)
     return (vocab_size + d_model) * (1 if tied else 2)
@@ -1531,7 +1532,8 @@ def _(text, encode):
     return len(text.encode("utf-8")) / len(encode(text))
 
 
-@bug("compression_ratio", "compression-ratio-distinct", "divides by the distinct tokens")
+@bug("compression_ratio", "compression-ratio-distinct", "divides by the distinct tokens",
+     hint="*distinct* tokens")  # fmt: skip
 def _(text, encode):
     ids = encode(text)
     if not ids:
@@ -1796,7 +1798,8 @@ def _(text, encode):
     return [k for k in range(1, len(text) + 1) if encode(text[:k]) != full[:k]]
 
 
-@bug("unstable_prefixes", "unstable-prefixes-subset", "tests membership, not position")
+@bug("unstable_prefixes", "unstable-prefixes-subset", "tests membership, not position",
+     hint="occur somewhere")  # fmt: skip
 def _(text, encode):
     full = set(encode(text))
     return [k for k in range(1, len(text) + 1) if not set(encode(text[:k])) <= full]
@@ -1980,7 +1983,8 @@ def _(token_bytes):
     return False
 
 
-@bug("is_partial_utf8", "partial-utf8-inverted", "answers 'is valid' instead")
+@bug("is_partial_utf8", "partial-utf8-inverted", "answers 'is valid' instead",
+     hint="inverted")  # fmt: skip
 def _(token_bytes):
     try:
         token_bytes.decode("utf-8")

@@ -100,6 +100,18 @@ def _last_id_only_hint(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
+def _membership_hint(case: Case, expected: Any, got: Any) -> str | None:
+    def membership(ids: list[int], full: list[int], k: int) -> bool:
+        return not set(ids) <= set(full)
+
+    if got != expected and got == _compared_like(case, membership):
+        return (
+            "you tested whether the prefix's ids occur somewhere in encode(text), not where: "
+            "they must be its *first* ids, in order. Compare ids with full[: len(ids)]."
+        )
+    return None
+
+
 def _stable_hint(case: Case, expected: Any, got: Any) -> str | None:
     text = case.args[0]
     if isinstance(got, list) and isinstance(expected, list):
@@ -285,6 +297,7 @@ EXERCISES: dict[str, Entry] = {
             hints=(
                 _first_k_ids_hint,
                 _last_id_only_hint,
+                _membership_hint,
                 _stable_hint,
                 _index_hint,
                 _bytes_hint,
