@@ -405,6 +405,12 @@ def _(text):
     return regex.findall(GPT4_SPLIT_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}+"), text)
 
 
+@bug("split", "split-with-re", "Python's re instead of regex: 'bad escape \\p'",
+     hint="Use the regex module")  # fmt: skip
+def _(text):
+    return re.findall(GPT4_SPLIT_PATTERN, text)
+
+
 @bug("split", "split-on-whitespace", "str.split(): drops the spaces")
 def _(text):
     return text.split()
@@ -570,6 +576,22 @@ def _(text, merges):
     return [i for word in re.split(r"(\s+)", text) if word for i in bpe.encode(word, merges)]
 
 
+@bug("encode_ordinary", "encode-ordinary-highest-id", "where two merges apply at once, takes "
+     "the one with the highest id", hint="LOWEST merge id first")  # fmt: skip
+def _(text, merges):
+    ids = []
+    for chunk in split(text):
+        part = list(chunk.encode())
+        while True:
+            found = [p for p in zip(part, part[1:], strict=False) if p in merges]
+            if not found:
+                break
+            pair = max(found, key=lambda p: merges[p])
+            part = bpe.merge(part, pair, merges[pair])
+        ids += part
+    return ids
+
+
 # --- byte_rank ---------------------------------------------------------------------------------
 
 
@@ -665,6 +687,23 @@ def _(token, ranks):
     return min(splits, key=lambda s: max(ranks[s[0]], ranks[s[1]]))
 
 
+@bug("recover_merge", "recover-rightmost-tie", "a tie between equal pairs (b'000') goes to the "
+     "rightmost one", hint="LEFTMOST one first")  # fmt: skip
+def _(token, ranks):
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 2:
+        best = None
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1], ranks[token])
+            if rank < ranks[token] and (best is None or rank <= best[0]):  # <=: the last tie
+                best = (rank, i)
+        if best is None:
+            break
+        i = best[1]
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+    return parts[0], b"".join(parts[1:])
+
+
 @bug("recover_merge", "recover-returns-list", "returns [left, right]", rule="type")
 def _(token, ranks):
     return list(pretrained.bpe_parts(token, ranks, ranks[token]))
@@ -683,6 +722,21 @@ def _ranks_ids(chunks, ranks, choose=min):
      hint="across chunk boundaries")  # fmt: skip
 def _(text, ranks):
     return _ranks_ids([text] if text else [], ranks)
+
+
+_CHUNK_CACHE = {}  # the bug below keeps it between calls, whatever the table
+
+
+@bug("encode_with_ranks", "ranks-shared-chunk-cache",
+     "caches each chunk's ids at module level, keyed by the chunk alone: another table's ids",
+     hint="a cache kept between calls")  # fmt: skip
+def _(text, ranks):
+    ids = []
+    for chunk in split(text):
+        if chunk not in _CHUNK_CACHE:
+            _CHUNK_CACHE[chunk] = _ranks_ids([chunk], ranks)
+        ids += _CHUNK_CACHE[chunk]
+    return ids
 
 
 @bug("encode_with_ranks", "ranks-gpt2-pattern", "splits with GPT-2's pattern",
@@ -824,6 +878,55 @@ def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
     return _specials_encode(text, special_tokens, allowed, disallowed)
 
 
+@bug("encode_with_specials", "specials-first-listed-name", "overlapping names: the alternation "
+     "in table order, so '<|a|>' wins over '<|a|>b'", hint="take the longest")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    allowed, disallowed = _resolve(special_tokens, allowed_special, disallowed_special)
+    for name in disallowed:
+        if name in text:
+            raise ValueError(f"disallowed special token {name!r}")
+    names = [n for n in special_tokens if n in allowed]  # table order, not longest first
+    pieces = re.split("(" + "|".join(map(re.escape, names)) + ")", text) if names else [text]
+    ids = []
+    for piece in pieces:
+        if piece:
+            ids += [special_tokens[piece]] if piece in allowed else encode_ordinary(piece)
+    return ids
+
+
+@bug("encode_with_specials", "specials-allowed-outside-table",
+     "looks up every allowed name in special_tokens: KeyError for a name the table lacks",
+     hint="not in special_tokens")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    allowed, disallowed = _resolve(special_tokens, allowed_special, disallowed_special)
+    for name in _specials_split(text, disallowed):
+        if name in disallowed:
+            raise ValueError(f"disallowed special token {name!r}")
+    ids = []
+    for piece in _specials_split(text, allowed):  # not intersected with the table
+        ids += [special_tokens[piece]] if piece in allowed else encode_ordinary(piece)
+    return ids
+
+
+@bug("encode_with_specials", "specials-allowed-set-in-place",
+     "keeps the caller's set (no copy) and drops the names outside the table from it",
+     rule="pure", hint="changed its input (allowed_special)")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    if allowed_special == "all":
+        allowed = set(special_tokens)
+    elif isinstance(allowed_special, set):
+        allowed = allowed_special  # "a set already": but it is the caller's set
+    else:
+        allowed = set(allowed_special)
+    allowed.intersection_update(special_tokens)
+    return special.encode_with_specials(
+        text, special_tokens, allowed, encode_ordinary, disallowed_special
+    )
+
+
 # --- add_token_rows ----------------------------------------------------------------------------
 
 
@@ -835,8 +938,9 @@ def _mean_rows(table, n_new):
     return np.repeat(table.mean(axis=0, keepdims=True), n_new, axis=0)
 
 
+# no rule: with n_new == 0 it also returns the caller's arrays themselves (an alias)
 @bug("add_token_rows", "rows-resize-in-place", "ndarray.resize: grows the caller's arrays",
-     rule="pure", hint="changed its input (embedding)")  # fmt: skip
+     hint="changed its input (embedding)")  # fmt: skip
 def _(embedding, lm_head, n_new):
     for table in (embedding, lm_head):
         vocab, d = table.shape
@@ -844,6 +948,16 @@ def _(embedding, lm_head, n_new):
         table.resize((vocab + n_new, d), refcheck=False)  # in place: zeros at the end
         table[vocab:] = mean
     return embedding, lm_head
+
+
+@bug("add_token_rows", "rows-alias-when-none-added", "returns the input arrays themselves when "
+     "n_new == 0", hint="return new arrays")  # fmt: skip
+def _(embedding, lm_head, n_new):
+    if n_new == 0:
+        return embedding, lm_head
+    return _grow(embedding, _mean_rows(embedding, n_new)), _grow(
+        lm_head, _mean_rows(lm_head, n_new)
+    )
 
 
 @bug("add_token_rows", "rows-zero-init", "new rows are zeros", hint="are zeros")
@@ -1367,7 +1481,8 @@ def _(vocab_size, d_model, *, tied=False):
     return vocab_size * d_model * (1 if tied else 2)
 
 
-@bug("vocab_parameters", "vocab-parameters-sum", "adds the sizes instead of multiplying")
+@bug("vocab_parameters", "vocab-parameters-sum", "adds the sizes instead of multiplying",
+     hint="you added the sizes")  # fmt: skip
 def _(vocab_size, d_model, *, tied=False):
     _positive(vocab_size, d_model)
     return (vocab_size + d_model) * (1 if tied else 2)
@@ -1417,7 +1532,8 @@ def _(text, encode):
     return len(text.encode("utf-8")) / len(encode(text))
 
 
-@bug("compression_ratio", "compression-ratio-distinct", "divides by the distinct tokens")
+@bug("compression_ratio", "compression-ratio-distinct", "divides by the distinct tokens",
+     hint="*distinct* tokens")  # fmt: skip
 def _(text, encode):
     ids = encode(text)
     if not ids:
@@ -1444,6 +1560,12 @@ def _(text):
      hint="UTF-8 *bytes*")  # fmt: skip
 def _(text):
     return [f"<0x{ord(c):02X}>" for c in text]
+
+
+@bug("byte_fallback_pieces", "byte-pieces-surrogatepass", "encodes a lone surrogate as three "
+     "bytes (errors='surrogatepass') instead of refusing it", hint="lone surrogate")  # fmt: skip
+def _(text):
+    return [f"<0x{b:02X}>" for b in text.encode("utf-8", "surrogatepass")]
 
 
 @bug("byte_fallback_pieces", "byte-pieces-latin1", "encodes with latin-1 where it can")
@@ -1551,6 +1673,34 @@ def _(symbols, scores):
     return symbols
 
 
+_SHARED_PROTO = []  # the bug below keeps one ModelProto for every call
+
+
+@bug("add_dummy_prefix", "dummy-prefix-shared-proto",
+     "one module-level ModelProto filled with MergeFromString: a field an earlier model set stays",
+     hint="kept a value from the previous call")  # fmt: skip
+def _(data):
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    if not _SHARED_PROTO:
+        _SHARED_PROTO.append(pb.ModelProto())
+    proto = _SHARED_PROTO[0]
+    proto.MergeFromString(data)
+    return proto.normalizer_spec.add_dummy_prefix
+
+
+@bug("add_dummy_prefix", "dummy-prefix-docstring-hard-coded",
+     "answers the docstring's b'' by hand, then reads the field only where normalizer_spec is "
+     "written", hint="do not test for b''")  # fmt: skip
+def _(data):
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    if data == b"":  # the example in the stub's docstring
+        return True
+    proto = pb.ModelProto.FromString(data)
+    return proto.HasField("normalizer_spec") and proto.normalizer_spec.add_dummy_prefix
+
+
 @bug("add_dummy_prefix", "dummy-prefix-field-26", "reads TrainerSpec field 26",
      hint="allow_whitespace_only_pieces")  # fmt: skip
 def _(data):
@@ -1629,7 +1779,27 @@ def _(text, encode):
     return out
 
 
-@bug("unstable_prefixes", "unstable-prefixes-subset", "tests membership, not position")
+@bug("unstable_prefixes", "unstable-prefixes-last-id-only", "compares only the last id of the "
+     "prefix with the full text's id there", hint="only the last id")  # fmt: skip
+def _(text, encode):
+    full = encode(text)
+    out = []
+    for k in range(1, len(text) + 1):
+        ids = encode(text[:k])
+        if len(ids) > len(full) or ids[-1] != full[len(ids) - 1]:
+            out.append(k)
+    return out
+
+
+@bug("unstable_prefixes", "unstable-prefixes-first-k-ids", "compares with full[:k]: k ids, "
+     "although k counts characters", hint="full[:k] takes the first k *ids*")  # fmt: skip
+def _(text, encode):
+    full = encode(text)
+    return [k for k in range(1, len(text) + 1) if encode(text[:k]) != full[:k]]
+
+
+@bug("unstable_prefixes", "unstable-prefixes-subset", "tests membership, not position",
+     hint="occur somewhere")  # fmt: skip
 def _(text, encode):
     full = set(encode(text))
     return [k for k in range(1, len(text) + 1) if not set(encode(text[:k])) <= full]
@@ -1813,7 +1983,8 @@ def _(token_bytes):
     return False
 
 
-@bug("is_partial_utf8", "partial-utf8-inverted", "answers 'is valid' instead")
+@bug("is_partial_utf8", "partial-utf8-inverted", "answers 'is valid' instead",
+     hint="inverted")  # fmt: skip
 def _(token_bytes):
     try:
         token_bytes.decode("utf-8")
@@ -2078,6 +2249,23 @@ def _(ranks):
                 continue
             out[(ranks[a], ranks[b])] = rank
     return out
+
+
+@bug("recover_merges", "recover-merges-table-order", "goes through the table in its own order, "
+     "not by rank", hint="not listed in rank order")  # fmt: skip
+def _(ranks):
+    merges = {}
+    for token, rank in ranks.items():  # the table's order, which need not be the ranks'
+        if len(token) > 1:
+            left, right = pretrained.recover_merge(token, ranks)
+            merges[(ranks[left], ranks[right])] = rank
+    return merges
+
+
+@bug("recover_merges", "recover-merges-swapped-key", "keys (right id, left id)",
+     hint="Yours has them swapped")  # fmt: skip
+def _(ranks):
+    return {(b, a): idx for (a, b), idx in pretrained.recover_merges(ranks).items()}
 
 
 @bug("recover_merges", "recover-merges-list", "returns a list of (pair, id)", rule="type")

@@ -771,3 +771,48 @@ def test_chapter_03_decode_stream_alternatives_pass():
     for fn in (with_the_class, by_character):
         result = run_check(check.exercise("decode_stream"), fn, quiet=True)
         assert result.passed, result.message
+
+
+def test_correct_ways_near_the_new_cases_pass():
+    """Right code close to the mistakes the new cases catch: a copy when nothing is added, the
+    caller's set copied before it is narrowed, one ModelProto reused through ParseFromString
+    (which clears it), ties in recover_merge broken to the left by a loop with <."""
+    import numpy as np
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    from tokcourse import special
+
+    def add_token_rows(embedding, lm_head, n_new):
+        if n_new == 0:
+            return embedding.copy(), lm_head.copy()
+        grow = [np.vstack([t, np.repeat(t.mean(axis=0)[None], n_new, axis=0)]) for t in
+                (embedding, lm_head)]  # fmt: skip
+        return grow[0], grow[1]
+
+    def encode_with_specials(text, special_tokens, allowed_special=frozenset(), **kwargs):
+        if allowed_special != "all":
+            allowed_special = set(allowed_special)  # a copy: the caller's set stays as it was
+            allowed_special &= set(special_tokens)
+        return special.encode_with_specials(text, special_tokens, allowed_special, **kwargs)
+
+    proto = pb.ModelProto()
+
+    def add_dummy_prefix(model_bytes):
+        proto.ParseFromString(model_bytes)  # clears the message first
+        return proto.normalizer_spec.add_dummy_prefix
+
+    def recover_merge(token, ranks):
+        parts = [token[i : i + 1] for i in range(len(token))]
+        while len(parts) > 2:
+            best = None
+            for i in range(len(parts) - 1):
+                rank = ranks.get(parts[i] + parts[i + 1], ranks[token])
+                if rank < ranks[token] and (best is None or rank < best[0]):  # <: leftmost tie
+                    best = (rank, i)
+            i = best[1]
+            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        return parts[0], parts[1]
+
+    for fn in (add_token_rows, encode_with_specials, add_dummy_prefix, recover_merge):
+        result = run_check(check.exercise(fn.__name__), fn, quiet=True)
+        assert result.passed, result.message

@@ -219,3 +219,18 @@ def tuple_of(*items: Returns, describe: str = "", advice: str = "") -> Returns:
 
     what = describe or f"a tuple of {len(items)}: ({', '.join(i.describe for i in items)})"
     return Returns(what, problem, advice)
+
+
+def re_module_hint(case: Any, expected: Any, got: Any) -> str | None:
+    """A hint for a split written with Python's ``re``: it has no Unicode property classes.
+
+    Shared by every exercise that splits with GPT's patterns, whose ``\\p{L}`` makes ``re``
+    raise "bad escape \\p" (the statements say to use the ``regex`` module).
+    """
+    if isinstance(got, Exception) and "bad escape \\p" in str(got):
+        return (
+            're has no \\p{...} classes ("bad escape \\p"): the split patterns use Unicode '
+            "properties such as \\p{L} (any letter). Use the regex module instead: import "
+            "regex; regex.findall(pattern, text), or tokcourse.patterns.split(text)."
+        )
+    return None

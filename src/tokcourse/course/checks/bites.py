@@ -50,15 +50,66 @@ TEXTS = ("", "a", "Hello", "Hello ", "Hello world", "strawberry", ".DefaultCellS
          "日本語", "héllo wörld", "    return x\n", "naïve café  ", "🙂🙂")  # fmt: skip
 
 
+#: Texts where o200k's pattern cuts a prefix so that an EARLIER id changes while the last
+#: one matches: "\t\r" encodes as [197, 201], the full "\t\r\n\r" as [7709, 201].
+O200K_TEXTS = ("\t\r\n\r", " \r\n\r", "\xa0 \xa0 ", "\n\t\n\t", "\n\n  \n  \tx")
+
+
 def _unstable_prefixes_cases() -> Iterator[Case]:
     for encode in (Tiktoken("gpt2"), Tiktoken("cl100k_base"), SmallBPE()):
         for text in TEXTS:
             yield Case((text, encode))
+    for text in (*O200K_TEXTS, "Hello world", "日本語", "    return x\n"):
+        yield Case((text, Tiktoken("o200k_base")))
     rng = random.Random(9)
     pieces = ["the", " thing", " a", "é", "日", " ", "sing", "er", "\n", "12", "ing", "!"]
     for _ in range(30):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 6)))
         yield Case((text, rng.choice([Tiktoken("gpt2"), Tiktoken("cl100k_base"), SmallBPE()])))
+
+
+def _compared_like(case: Case, differs: Any) -> list[int]:
+    """The lengths k a wrong comparison ``differs(ids, full, k)`` calls unstable."""
+    text, encode = case.args
+    full = list(encode(text))
+    return [k for k in range(1, len(text) + 1) if differs(list(encode(text[:k])), full, k)]
+
+
+def _first_k_ids_hint(case: Case, expected: Any, got: Any) -> str | None:
+    if got != expected and got == _compared_like(case, lambda ids, full, k: ids != full[:k]):
+        return (
+            "full[:k] takes the first k *ids*, but k counts characters: the prefix text[:k] "
+            "has len(ids) ids, usually fewer than k. Compare ids with full[: len(ids)]."
+        )
+    return None
+
+
+def _last_id_only_hint(case: Case, expected: Any, got: Any) -> str | None:
+    def last_only(ids: list[int], full: list[int], k: int) -> bool:
+        return len(ids) > len(full) or bool(ids) and ids[-1] != full[len(ids) - 1]
+
+    if got != expected and got == _compared_like(case, last_only):
+        text, encode = case.args
+        k = min(set(expected) ^ set(got))
+        ids, full = list(encode(text[:k])), list(encode(text))
+        return (
+            f"you compared only the last id of the prefix, but a cut can change an earlier "
+            f"token too: text[:{k}] is {ids}, while encode(text) starts {full[: len(ids)]}. "
+            "Compare all the ids: ids != full[: len(ids)]."
+        )
+    return None
+
+
+def _membership_hint(case: Case, expected: Any, got: Any) -> str | None:
+    def membership(ids: list[int], full: list[int], k: int) -> bool:
+        return not set(ids) <= set(full)
+
+    if got != expected and got == _compared_like(case, membership):
+        return (
+            "you tested whether the prefix's ids occur somewhere in encode(text), not where: "
+            "they must be its *first* ids, in order. Compare ids with full[: len(ids)]."
+        )
+    return None
 
 
 def _stable_hint(case: Case, expected: Any, got: Any) -> str | None:
@@ -243,7 +294,15 @@ EXERCISES: dict[str, Entry] = {
             bites.unstable_prefixes,
             _unstable_prefixes_cases,
             returns=list_of(INT),
-            hints=(_stable_hint, _index_hint, _bytes_hint, _last_token_hint),
+            hints=(
+                _first_k_ids_hint,
+                _last_id_only_hint,
+                _membership_hint,
+                _stable_hint,
+                _index_hint,
+                _bytes_hint,
+                _last_token_hint,
+            ),
         ),
     ),
     "format_costs": Entry(

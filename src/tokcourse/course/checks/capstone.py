@@ -15,14 +15,13 @@ from typing import Any
 
 from tokcourse import bpe, export, pretrained
 from tokcourse.course.answers import BYTES, INT, PAIR, dict_of
+from tokcourse.course.checks._rank_tables import _Ranks, _real_ranks
 from tokcourse.course.checks.tiktoken_parity import (
     _TINY,
     _TINY_AB_CD,
     _TINY_BC,
     _cross_chunk_merges,
     _pattern_merges,
-    _Ranks,
-    _real_ranks,
 )
 from tokcourse.course.exercises import Case, Entry, Exercise, Raised
 from tokcourse.patterns import split
@@ -140,6 +139,14 @@ NOT_BPE = (
 )
 
 
+@cache
+def _shuffled(name: str, n: int) -> _Ranks:
+    """A real table's first ``n`` tokens, listed in a shuffled order (ranks unchanged)."""
+    items = list(_prefix(name, n).items())
+    random.Random(n).shuffle(items)
+    return _Ranks(f"{name}[:{n}], shuffled", dict(items))
+
+
 def _recover_merges_cases() -> Iterator[Case]:
     yield Case(({b"a": 0, b"b": 1},))
     yield Case((_TINY_BC,))
@@ -150,9 +157,18 @@ def _recover_merges_cases() -> Iterator[Case]:
     for name in ("r50k_base", "cl100k_base"):  # real tables: the bytes' ids are permuted
         yield Case((_prefix(name, 600),))
     yield Case((_prefix("cl100k_base", 3000),))
+    # tables not listed in rank order (a dict keeps the order it was built in, such as one
+    # read from a file sorted by bytes): the merges still come out by rank
+    yield Case((dict(reversed(_TINY_BC.items())),))
+    yield Case((dict(sorted(_TINY_AB_CD.items())),))
+    yield Case((_shuffled("r50k_base", 600),))
     rng = random.Random(12)
     for _ in range(20):
         yield Case((export.merges_to_ranks(_random_merges(rng)),))
+    for _ in range(5):
+        items = list(export.merges_to_ranks(_random_merges(rng)).items())
+        rng.shuffle(items)
+        yield Case((dict(items),))
 
 
 def _items(answer: Any) -> Any:
@@ -198,10 +214,30 @@ def _merges_byte_ids_hint(case: Case, expected: Any, got: Any) -> str | None:
 def _merges_order_hint(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(expected, list) and isinstance(got, list) and got != expected:
         if sorted(got) == sorted(expected):
+            (ranks,) = case.args
+            listed = list(ranks.values())
+            if listed != sorted(listed):
+                return (
+                    "the right merges in the wrong order: this table is not listed in rank "
+                    "order (a dict keeps the order it was built in), and you kept its order. "
+                    "Go through the tokens sorted by rank: sorted(ranks.items(), key=lambda "
+                    "item: item[1])."
+                )
             return (
                 "the right merges in the wrong order: list them by rank (the order BPE "
                 "learned them), so that each merge comes after the merges of its halves."
             )
+    return None
+
+
+def _merges_swapped_hint(case: Case, expected: Any, got: Any) -> str | None:
+    if not (isinstance(expected, list) and isinstance(got, list) and got != expected):
+        return None
+    if got == [((b, a), idx) for (a, b), idx in expected]:
+        return (
+            "each key is (left id, right id): the id of the token's first part, then of its "
+            "second, so that ranks[left + right] is the value. Yours has them swapped."
+        )
     return None
 
 
@@ -248,6 +284,7 @@ EXERCISES: dict[str, Entry] = {
                 _merges_single_bytes_hint,
                 _merges_byte_ids_hint,
                 _merges_order_hint,
+                _merges_swapped_hint,
                 _merges_split_hint,
             ),
         ),

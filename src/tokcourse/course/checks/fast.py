@@ -16,6 +16,7 @@ from typing import Any
 
 from tokcourse import bpe, fast_encode, fast_train, patterns
 from tokcourse.course import exercises
+from tokcourse.course.answers import re_module_hint
 from tokcourse.course.checks.bpe_training import _trained_merges
 from tokcourse.course.checks.tiktoken_parity import (
     _ACROSS,
@@ -336,7 +337,7 @@ EXERCISES: dict[str, Entry] = {
             normalize=list,
             returns=list_of(INT),
             call=_run_encode_cached,
-            hints=(_encode_ordinary_hint_chunks, _encode_cached_hint_stale),
+            hints=(re_module_hint, _encode_ordinary_hint_chunks, _encode_cached_hint_stale),
         ),
     ),
 }

@@ -70,6 +70,17 @@ def _valid(data: bytes) -> bool:
     return True
 
 
+def _partial_inverted_hint(case: Case, expected: Any, got: Any) -> str | None:
+    (data,) = case.args
+    if isinstance(got, bool) and got == _valid(data) and got != expected:
+        return (
+            "inverted? is_partial_utf8 is True when the bytes are NOT valid UTF-8 on their "
+            f"own; {data!r} {'is' if _valid(data) else 'is not'} valid, so the answer is "
+            f"{not _valid(data)}."
+        )
+    return None
+
+
 def _partial_fffd_hint(case: Case, expected: Any, got: Any) -> str | None:
     (data,) = case.args
     if expected is False and got is True and "\ufffd" in data.decode("utf-8"):
@@ -419,6 +430,7 @@ EXERCISES: dict[str, Entry] = {
                 _partial_invalid_form_hint,
                 _partial_start_hint,
                 _partial_end_hint,
+                _partial_inverted_hint,  # last: any wrong answer is the inverse of one input
             ),
         ),
     ),

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tokcourse import patterns
-from tokcourse.course.answers import _a
+from tokcourse.course.answers import _a, re_module_hint
 from tokcourse.course.exercises import INT, STR, Case, Entry, Exercise, Returns, list_of
 
 # --- split (GPT-4's pattern) -------------------------------------------------------------------
@@ -345,7 +345,7 @@ EXERCISES: dict[str, Entry] = {
             _split_cases,
             normalize=list,
             returns=list_of(STR),
-            hints=(_split_hint_coverage, _split_hint_variants, _split_hint_gpt2),
+            hints=(re_module_hint, _split_hint_coverage, _split_hint_variants, _split_hint_gpt2),
         ),
     ),
     "split_gpt2": Entry(
@@ -356,7 +356,7 @@ EXERCISES: dict[str, Entry] = {
             _split_gpt2_cases,
             normalize=list,
             returns=list_of(STR),
-            hints=(_split_hint_coverage, _split_gpt2_hint_variants),
+            hints=(re_module_hint, _split_hint_coverage, _split_gpt2_hint_variants),
         ),
     ),
     "first_split_difference": Entry(
@@ -366,7 +366,7 @@ EXERCISES: dict[str, Entry] = {
             patterns.first_split_difference,
             _first_difference_cases,
             returns=OPTIONAL_INT,
-            hints=(_first_difference_hint,),
+            hints=(re_module_hint, _first_difference_hint),
         ),
     ),
     "whitespace_chunks": Entry(
@@ -377,7 +377,7 @@ EXERCISES: dict[str, Entry] = {
             _whitespace_cases,
             normalize=list,
             returns=list_of(STR),
-            hints=(_whitespace_hint,),
+            hints=(re_module_hint, _whitespace_hint),
         ),
     ),
 }

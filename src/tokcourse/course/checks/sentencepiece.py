@@ -15,15 +15,21 @@ from typing import Any
 
 from tokcourse import bpe
 from tokcourse import sentencepiece_bpe as spb
-from tokcourse.course.exercises import BOOL, STR, Case, Entry, Exercise, list_of
+from tokcourse.course.exercises import BOOL, STR, Case, Entry, Exercise, Raised, list_of
 
 # --- byte_fallback_pieces -----------------------------------------------------------------------
 
 _TEXTS = ("", "a", "\n", "\x00", "é", "€", "안", "🤗", "ꙮ", "a b", "\x7f\xff", "👨\u200d👩")
 
 
+#: Lone surrogates (half of a UTF-16 pair, as a JSON "\\ud83d" decodes): a str Python allows
+#: but that has no UTF-8 bytes. text.encode("utf-8") refuses it, and so does sentencepiece.
+_SURROGATES = ("\ud800", "a\udfffb", "\ud83d", "\ud83d\ude00", "🤗\udc80")
+
+
 def _byte_fallback_cases() -> Iterator[Case]:
     yield from (Case((text,)) for text in _TEXTS)
+    yield from (Case((text,)) for text in _SURROGATES)
     rng = random.Random(7)
     alphabet = "ab \n\t€é안녕🤗ꙮ\x00\x1f\u0301"
     for _ in range(40):
@@ -31,9 +37,16 @@ def _byte_fallback_cases() -> Iterator[Case]:
 
 
 def _byte_fallback_hint(case: Case, expected: Any, got: Any) -> str | None:
+    text = case.args[0]
+    if isinstance(expected, Raised) and any("\ud800" <= c <= "\udfff" for c in text):
+        return (
+            f"{text!r} holds a lone surrogate (U+D800..U+DFFF, half of a UTF-16 pair): it has "
+            "no UTF-8 bytes, so there are no byte pieces to give. text.encode('utf-8') raises "
+            "UnicodeEncodeError, as sentencepiece refuses such a str; do not hide it with "
+            "errors='surrogatepass', 'replace' or 'ignore', nor encode the code point by hand."
+        )
     if not isinstance(got, list) or not all(isinstance(p, str) for p in got):
         return None
-    text = case.args[0]
     byte_like = [p for p in got if p.startswith("<0x") and p.endswith(">")]
     if len(got) == len(text) != len(expected):
         return (
@@ -203,12 +216,17 @@ def _one_pass(symbols: list[str], scores: dict) -> list[str]:
 
 
 @functools.cache
-def _model(dummy: bool | None, remove: bool | None, allow_ws: bool | None) -> bytes:
-    """A small ModelProto with the three booleans set (None: the field left out)."""
+def _model(
+    dummy: bool | None, remove: bool | None, allow_ws: bool | None, more: tuple = ()
+) -> bytes:
+    """A small ModelProto with the three booleans set (None: the field left out).
+
+    ``more``: extra pieces, which make a case bigger than the classic mistakes' own cases.
+    """
     from sentencepiece import sentencepiece_model_pb2 as pb
 
     proto = pb.ModelProto()
-    for piece, kind in (("<unk>", 2), ("<s>", 3), ("▁a", 1)):
+    for piece, kind in (("<unk>", 2), ("<s>", 3), ("▁a", 1), *((p, 1) for p in more)):
         proto.pieces.add(piece=piece, score=0.0, type=kind)
     proto.normalizer_spec.name = "identity"
     if dummy is not None:
@@ -217,6 +235,18 @@ def _model(dummy: bool | None, remove: bool | None, allow_ws: bool | None) -> by
         proto.normalizer_spec.remove_extra_whitespaces = remove
     if allow_ws is not None:
         proto.trainer_spec.allow_whitespace_only_pieces = allow_ws
+    return proto.SerializeToString()
+
+
+@functools.cache
+def _bare_model() -> bytes:
+    """A ModelProto with pieces but no normalizer_spec at all: every normalizer default."""
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    proto = pb.ModelProto()
+    for piece, kind in (("<unk>", 2), ("<s>", 3), *(("▁" + c, 1) for c in "abcdefgh")):
+        proto.pieces.add(piece=piece, score=0.0, type=kind)
+    proto.trainer_spec.allow_whitespace_only_pieces = False
     return proto.SerializeToString()
 
 
@@ -230,6 +260,12 @@ def _dummy_prefix_cases() -> Iterator[Case]:
         for remove in (False, True):
             for allow_ws in (False, True):
                 yield Case((_model(dummy, remove, allow_ws),))
+    # Bigger than the cases above, so those stay the smallest each classic mistake fails on.
+    yield Case((_bare_model(),))  # no normalizer_spec at all: its defaults, True (as for b"")
+    # a model without the field right after one that sets it False: a ModelProto kept between
+    # calls and filled with MergeFromString still holds the False (the last case sets True)
+    for dummy in (False, None, False, None, True):
+        yield Case((_model(dummy, False, False, ("▁b", "▁c", "▁d", "▁e")),))
 
 
 def _dummy_prefix_hint(case: Case, expected: Any, got: Any) -> str | None:
@@ -253,6 +289,21 @@ def _dummy_prefix_hint(case: Case, expected: Any, got: Any) -> str | None:
         )
     if got == remove and got != allow and got != present:
         return "that is remove_extra_whitespaces (field 4), the field after add_dummy_prefix."
+    if not present and got is False and expected is True:
+        if not proto.HasField("normalizer_spec"):
+            return (
+                "this model has no normalizer_spec at all, so every field of it is at its "
+                "default: add_dummy_prefix is True, by the same rule that makes the docstring's "
+                "add_dummy_prefix(b'') True. Read the field from a parsed proto; do not test "
+                "for b'' or for the message being there."
+            )
+        return (
+            "add_dummy_prefix is absent from this model, so it is True. If your function says "
+            "True for this model on its own, it kept a value from the previous call: a "
+            "ModelProto made once (at module level) and filled with MergeFromString keeps "
+            "every field an earlier model set. Make a new pb.ModelProto() in each call, or use "
+            "ParseFromString, which clears it first."
+        )
     return None
 
 

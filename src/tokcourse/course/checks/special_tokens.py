@@ -12,11 +12,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import regex
 
 from tokcourse import special
 from tokcourse.course import surgery
-from tokcourse.course.answers import ARRAY, _array_repr, tuple_of
-from tokcourse.course.exercises import INT, Case, Entry, Exercise, Raised, list_of
+from tokcourse.course.answers import ARRAY, _array_repr, _same, tuple_of
+from tokcourse.course.exercises import INT, Case, Entry, Exercise, Raised, Violation, list_of
 
 # --- encode_with_specials ----------------------------------------------------------------------
 
@@ -37,6 +38,14 @@ MATRIX_TEXTS = (
 )
 MATRIX_ALLOWED = (frozenset(), frozenset({EOT}), frozenset({FIM}), "all")
 MATRIX_DISALLOWED = ("all", (), frozenset({EOT}), frozenset({FIM}), frozenset({"hello"}))
+
+
+#: Names that overlap: "<|a|>" starts "<|a|>b" and ends "b<|a|>". At each position the
+#: longest name wins, and the leftmost match comes first (tiktoken's regex, longest first).
+OVERLAPPING = {"<|a|>": 310, "<|a|>b": 311, "b<|a|>": 312}
+OVERLAP_TEXTS = ("<|a|>b", "b<|a|>b", "x<|a|><|a|>bb", "<|a|>")
+#: A name the caller allows that is not in the table: ignored (tiktoken too), never looked up.
+OUTSIDE = "<|unknown|>"
 
 
 class CodePoints:
@@ -63,6 +72,15 @@ def _encode_with_specials_cases() -> Iterator[Case]:
         yield Case((text, dict(_SPECIALS), allowed), kwargs)
     for text in ("é<|endoftext|>é", "x<|fim_prefix|>"):
         yield Case((text, dict(_SPECIALS), "all"), {"encode_ordinary": CodePoints()})
+    for text in OVERLAP_TEXTS:
+        for allowed in ("all", {"<|a|>"}, frozenset(OVERLAPPING)):
+            yield Case((text, dict(OVERLAPPING), allowed))
+        yield Case((text, dict(OVERLAPPING), frozenset()), {"disallowed_special": ()})
+    # mutable sets, as a caller passes them: they must come back unchanged
+    for text in ("a<|unknown|>b", f"hi{EOT}", f"{FIM}{OUTSIDE}{EOT}"):
+        for allowed in ({OUTSIDE}, {EOT, OUTSIDE}, {EOT, FIM, OUTSIDE}):
+            yield Case((text, dict(_SPECIALS), set(allowed)))
+        yield Case((text, dict(_SPECIALS), {EOT}), {"disallowed_special": {FIM, OUTSIDE}})
     rng = random.Random(9)
     pieces = ["a", " b", "é", EOT, FIM, "<|", "|>", "endoftext"]
     allowed_choices = [*MATRIX_ALLOWED, [EOT]]
@@ -71,6 +89,43 @@ def _encode_with_specials_cases() -> Iterator[Case]:
         disallowed = rng.choice(MATRIX_DISALLOWED)
         kwargs = {} if disallowed == "all" else {"disallowed_special": disallowed}
         yield Case((text, dict(_SPECIALS), rng.choice(allowed_choices)), kwargs)
+
+
+def _specials_hint_outside(case: Case, expected: Any, got: Any) -> str | None:
+    _, special_tokens, allowed = case.args
+    outside = sorted(set() if allowed == "all" else set(allowed) - special_tokens.keys())
+    if outside and isinstance(expected, list) and not isinstance(got, list):
+        return (
+            f"allowed_special names {outside[0]!r}, which is not in special_tokens: it is no "
+            "special token, so it has no id and stays ordinary text. Use only the allowed "
+            "names that are in the table (allowed & special_tokens.keys()), as tiktoken does."
+        )
+    return None
+
+
+def _first_listed_wins(case: Case, names: list[str]) -> list[int]:
+    """The reference's answer with the alternation in the order ``names`` (not longest first)."""
+    text, special_tokens, allowed_special = case.args
+    allowed = allowed_special if allowed_special == "all" else set(allowed_special)
+    allowed = set(special_tokens) if allowed == "all" else allowed & special_tokens.keys()
+    order = [n for n in names if n in allowed]
+    pieces = regex.split(f"({'|'.join(map(regex.escape, order))})", text) if order else [text]
+    return [i for p in pieces if p for i in ([special_tokens[p]] if p in allowed else
+                                                 list(p.encode()))]  # fmt: skip
+
+
+def _specials_hint_overlap(case: Case, expected: Any, got: Any) -> str | None:
+    special_tokens = case.args[1]
+    names = list(special_tokens)
+    overlap = any(a != b and a in b for a in names for b in names)
+    wrong = [_first_listed_wins(case, order) for order in (names, sorted(names, key=len))]
+    if overlap and isinstance(expected, list) and got in wrong:
+        return (
+            f"the special names {names} overlap: scan the text from the left and, where "
+            "several names match at the same place, take the longest (put the names in the "
+            "alternation longest first), as tiktoken does."
+        )
+    return None
 
 
 def _specials_hint_default(case: Case, expected: Any, got: Any) -> str | None:
@@ -177,6 +232,25 @@ def _add_token_rows_cases() -> Iterator[Case]:
         yield Case((*_tables(rng, vocab, d, dtype), n_new))
 
 
+def _call_rows(fn: Any, args: tuple, kwargs: dict) -> Any:
+    """Call add_token_rows; returning an input array (or a view of one) is not a new table.
+
+    An input changed in place is left to the purity rule, which reports it first.
+    """
+    before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    answer = fn(*args, **kwargs)
+    if isinstance(answer, tuple) and all(_same(a, b) for a, b in zip(before, args, strict=True)):
+        for name, mine, old in zip(("embedding", "lm_head"), answer, args[:2], strict=False):
+            if isinstance(mine, np.ndarray) and np.shares_memory(mine, old):
+                raise Violation(
+                    f"new_{name} is the input {name} itself (or a view of it)",
+                    "return new arrays, even when n_new == 0 adds no row: a caller who writes "
+                    f"into new_{name} must not change {name} too. np.concatenate always makes "
+                    "a new array (or return table.copy()).",
+                )
+    return answer
+
+
 def _rows_hint(case: Case, expected: Any, got: Any) -> str | None:
     if not (isinstance(expected, Tables) and isinstance(got, Tables)):
         return None
@@ -224,6 +298,8 @@ EXERCISES: dict[str, Entry] = {
             normalize=list,
             returns=list_of(INT),
             hints=(
+                _specials_hint_outside,
+                _specials_hint_overlap,
                 _specials_hint_default,
                 _specials_hint_refused_allowed,
                 _specials_hint_ordinary,
@@ -246,6 +322,7 @@ EXERCISES: dict[str, Entry] = {
                 "numpy array (np.concatenate returns one).",
             ),
             hints=(_rows_hint,),
+            call=_call_rows,
         ),
     ),
 }

@@ -14,7 +14,8 @@ from typing import Any
 
 from tokcourse import bpe, patterns, pretrained, tokenizer
 from tokcourse.course import gpt2_files
-from tokcourse.course.answers import Returns, _a
+from tokcourse.course.answers import Returns, _a, re_module_hint
+from tokcourse.course.checks._rank_tables import _real_ranks, _small_ranks
 from tokcourse.course.exercises import INT, Case, Entry, Exercise, list_of
 
 # --- encode_ordinary (regex split, then BPE per chunk) -----------------------------------------
@@ -38,9 +39,15 @@ def _pattern_merges() -> dict[tuple[int, int], int]:
     return bpe.train(text * 4, 300)
 
 
+# "ab" (256) and "bc" (257) both apply to "abc": the lowest id, learned first, wins (ab + c)
+_TWO_AT_ONCE = {(97, 98): 256, (98, 99): 257, (99, 100): 258, (257, 100): 259}
+
+
 def _encode_ordinary_cases() -> Iterator[Case]:
     for text in ("the dog.", "a the", "dog. the end"):
         yield Case((text, _ACROSS))
+    for text in ("abc", "bcd", " abcd", "abc bcd", "cab abc"):
+        yield Case((text, _TWO_AT_ONCE))
     merges = _cross_chunk_merges()
     for text in ("", "the", "the end", "dog. dog!", "the cat sat. the dog ate."):
         yield Case((text, merges))
@@ -52,10 +59,34 @@ def _encode_ordinary_cases() -> Iterator[Case]:
     for i in range(60):
         chosen = merges if i % 2 else _pattern_merges()
         yield Case(("".join(rng.choice(words) for _ in range(rng.randrange(1, 10))), chosen))
+    for _ in range(10):
+        text = "".join(rng.choice(["a", "b", "c", "d", " "]) for _ in range(rng.randrange(2, 9)))
+        yield Case((text, _TWO_AT_ONCE))
+
+
+def _encode_highest_first(text: str, merges: dict[tuple[int, int], int]) -> list[int]:
+    """GPT-4's chunks, each encoded by applying the merge with the HIGHEST id first (wrong)."""
+    ids: list[int] = []
+    for chunk in patterns.split(text):
+        part = list(chunk.encode())
+        while True:
+            found = [p for p in zip(part, part[1:], strict=False) if p in merges]
+            if not found:
+                break
+            pair = max(found, key=merges.__getitem__)
+            part = bpe.merge(part, pair, merges[pair])
+        ids += part
+    return ids
 
 
 def _encode_ordinary_hint_chunks(case: Case, expected: Any, got: Any) -> str | None:
     text, merges = case.args
+    if got == _encode_highest_first(text, merges):
+        return (
+            "where two merges apply at once you chose the one with the highest id. Merges "
+            "must be replayed in the order they were learned: apply the pair with the LOWEST "
+            "merge id first (min, not max)."
+        )
     if got == tokenizer.encode_ordinary(text, merges, patterns.GPT2_SPLIT_PATTERN):
         return (
             "those are the chunks of GPT-2's pattern. Split with GPT-4's "
@@ -74,69 +105,6 @@ def _encode_ordinary_hint_chunks(case: Case, expected: Any, got: Any) -> str | N
             "tokcourse.patterns.split(text)."
         )
     return None
-
-
-# --- shared: real rank tables, passed to students' functions as read-only mappings ------------
-
-
-class _Ranks(Mapping):
-    """A tiktoken rank table (``{token bytes: rank}``) that reads like a dict and cannot change.
-
-    The check copies every argument before each call; a real table holds 100,000 tokens, so
-    this one copies as itself (it is immutable) and shows itself in a report by its name.
-    """
-
-    def __init__(self, name: str, ranks: Mapping[bytes, int]) -> None:
-        self._name, self._ranks = name, ranks
-
-    def __getitem__(self, token: bytes) -> int:
-        return self._ranks[token]
-
-    def get(self, token: Any, default: Any = None) -> Any:
-        return self._ranks.get(token, default)
-
-    def __contains__(self, token: object) -> bool:
-        return token in self._ranks
-
-    def __iter__(self) -> Iterator[bytes]:
-        return iter(self._ranks)
-
-    def __len__(self) -> int:
-        return len(self._ranks)
-
-    # read-only views of the table itself: a student's dict(ranks) or loop over items() runs
-    # at C speed instead of one Python call per token
-    def keys(self) -> Any:
-        return self._ranks.keys()
-
-    def items(self) -> Any:
-        return self._ranks.items()
-
-    def values(self) -> Any:
-        return self._ranks.values()
-
-    def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, Mapping) and dict(self.items()) == other)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __deepcopy__(self, memo: dict) -> _Ranks:
-        return self
-
-    def __repr__(self) -> str:
-        return f"<{self._name} ranks: {len(self._ranks):,} tokens>"
-
-
-@cache
-def _real_ranks(name: str) -> _Ranks:
-    import tiktoken
-
-    return _Ranks(name, tiktoken.get_encoding(name)._mergeable_ranks)
-
-
-def _small_ranks(merges: dict[tuple[int, int], int]) -> dict[bytes, int]:
-    """A rank table with the bytes in byte order, from a small trained merge table."""
-    return {token: idx for idx, token in bpe.build_vocab(merges).items()}
 
 
 # --- byte_rank ---------------------------------------------------------------------------------
@@ -194,11 +162,21 @@ _TINY_BC = _TINY | {b"bc": 4, b"ab": 5, b"abc": 6}
 _TINY_AB_CD = _TINY | {b"ab": 4, b"cd": 5, b"abc": 6, b"abcd": 7}
 
 
+# a run of one byte: the pair b"00" occurs twice in b"000", a tie BPE breaks to the left
+_TINY_RUN = _TINY | {b"0": 4, b"00": 5, b"000": 6, b"0000": 7}
+_RUNS = (b"000", b"...", b"   ", b"----", b"\n\n\n", b"=====")
+
+
 def _recover_merge_cases() -> Iterator[Case]:
     yield Case((b"ab", _TINY_BC))
     yield Case((b"abc", _TINY_BC))
     yield Case((b"abcd", _TINY_AB_CD))
     yield Case((b"abc", _TINY_AB_CD))
+    yield Case((b"000", _TINY_RUN))
+    yield Case((b"0000", _TINY_RUN))
+    for name in ("r50k_base", "cl100k_base"):
+        ranks = _real_ranks(name)
+        yield from (Case((run, ranks)) for run in _RUNS if run in ranks)
     rng = random.Random(11)
     for name in ("r50k_base", "cl100k_base"):
         ranks = _real_ranks(name)
@@ -207,6 +185,20 @@ def _recover_merge_cases() -> Iterator[Case]:
         longest = max(ranks, key=len)
         for token in [by_rank[i] for i in ids if i in by_rank] + [longest]:
             yield Case((token, ranks))
+
+
+def _replay_rightmost(token: bytes, ranks: Mapping[bytes, int]) -> tuple[bytes, ...]:
+    """BPE on the token's bytes below its rank, a tie going to the RIGHTMOST pair (wrong)."""
+    limit = ranks[token]
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 2:
+        pairs = enumerate(zip(parts, parts[1:], strict=False))
+        found = [(ranks.get(a + b, limit), -i) for i, (a, b) in pairs]
+        rank, i = min(found)
+        if rank >= limit:
+            break
+        parts[-i : -i + 2] = [parts[-i] + parts[-i + 1]]
+    return tuple(parts)
 
 
 def _recover_merge_hint(case: Case, expected: Any, got: Any) -> str | None:
@@ -223,6 +215,25 @@ def _recover_merge_hint(case: Case, expected: Any, got: Any) -> str | None:
         return f"the two parts must spell the token: {left!r} + {right!r} is not {token!r}."
     if left in ranks and right in ranks:
         too_late = max(ranks[left], ranks[right]) >= ranks[token]
+        first_split = next(
+            (token[:i], token[i:])
+            for i in range(1, len(token))
+            if token[:i] in ranks and token[i:] in ranks
+        )
+        tie = not too_late and got == _replay_rightmost(token, ranks)
+        if tie and got == first_split:  # this input cannot tell the two mistakes apart
+            return (
+                "both of your halves are tokens, but BPE reached this token by one path only. "
+                "Replay BPE on the token's bytes with the tokens ranked below it: always the "
+                "lowest-ranked pair first, and on a tie (the same pair twice, as in b'000') "
+                "the LEFTMOST one first. Stop when two parts are left."
+            )
+        if tie:
+            return (
+                f"{token!r} holds the same lowest-ranked pair more than once: on such a tie "
+                "BPE merges the LEFTMOST one first (min over (rank, position)), so a run "
+                "such as b'000' is b'00' + b'0'."
+            )
         if too_late:
             return (
                 "one of your parts is ranked after the token itself, so it did not exist yet "
@@ -307,10 +318,49 @@ def _longest_match(text: str, ranks: Mapping[bytes, int]) -> list[int]:
     return ids
 
 
+def _stale_chunks(text: str, ranks: Mapping[bytes, int], got: list) -> bool:
+    """Whether ``got`` is each chunk encoded with this table or another table of the check,
+    another one at least once: what a chunk cache kept across calls gives."""
+    tables = [_small_ranks(_cross_chunk_merges()), _small_ranks(_pattern_merges())]
+    tables += [_real_ranks("cl100k_base")]
+    others = [t for t in tables if t is not ranks and t != ranks]
+    pos, stale = 0, False
+    for chunk in patterns.split(text):
+        data = chunk.encode()
+        for i, table in enumerate([ranks, *others]):
+            ids = [table[p] for p in pretrained.bpe_parts(data, table)]
+            if got[pos : pos + len(ids)] == ids:
+                pos, stale = pos + len(ids), stale or i > 0
+                break
+        else:
+            return False
+    return stale and pos == len(got)
+
+
+_STALE = (
+    "these ids come from another rank table for some chunks: a cache kept between calls "
+    "(a dict at module level, or a default argument) still holds a chunk's ids from an "
+    "earlier call with another table. Key the cache by the table too, or make it inside "
+    "the function."
+)
+
+
+def _raw_byte_ids(text: str, ranks: Mapping[bytes, int]) -> list[int]:
+    """BPE with ranks, but an unmerged byte keeps its value as its id (wrong)."""
+    return [
+        ranks[p] if len(p) > 1 else p[0]
+        for c in patterns.split(text)
+        for p in pretrained.bpe_parts(c.encode(), ranks)
+    ]
+
+
 def _encode_with_ranks_hint(case: Case, expected: Any, got: Any) -> str | None:
     text, ranks = case.args
     if not isinstance(got, list):
         return None
+    stale = _stale_chunks(text, ranks, got)
+    if stale and got != _raw_byte_ids(text, ranks):
+        return _STALE[0].upper() + _STALE[1:]
 
     def ids(chunks: list[str]) -> list[int]:
         return [ranks[p] for c in chunks for p in pretrained.bpe_parts(c.encode(), ranks)]
@@ -336,16 +386,14 @@ def _encode_with_ranks_hint(case: Case, expected: Any, got: Any) -> str | None:
             "taking the longest token from the left is not BPE: it can cut a chunk where "
             "training never did. Merge neighbouring pairs, lowest rank first."
         )
-    raw = [
-        ranks[p] if len(p) > 1 else p[0]
-        for c in patterns.split(text)
-        for p in pretrained.bpe_parts(c.encode(), ranks)
-    ]
-    if got == raw:
-        return (
+    if got == _raw_byte_ids(text, ranks):
+        hint = (
             "a byte left unmerged is a token too, with its own rank: in GPT's tables b'!' is "
             "0 and b'a' is 64, not 33 and 97. Look every part up in ranks, single bytes too."
         )
+        if stale:  # this input cannot tell the two apart
+            hint += " If yours looks the bytes up already, then " + _STALE[0].lower() + _STALE[1:]
+        return hint
     return None
 
 
@@ -381,7 +429,7 @@ EXERCISES: dict[str, Entry] = {
             _encode_with_ranks_cases,
             normalize=list,
             returns=list_of(INT),
-            hints=(_encode_with_ranks_hint,),
+            hints=(re_module_hint, _encode_with_ranks_hint),
         ),
     ),
     "encode_ordinary": Entry(
@@ -392,7 +440,7 @@ EXERCISES: dict[str, Entry] = {
             _encode_ordinary_cases,
             normalize=list,
             returns=list_of(INT),
-            hints=(_encode_ordinary_hint_chunks,),
+            hints=(re_module_hint, _encode_ordinary_hint_chunks),
         ),
     ),
 }

@@ -76,6 +76,16 @@ def _untied_hint(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
+def _sum_hint(case: Case, expected: Any, got: Any) -> str | None:
+    v, d = case.args
+    if isinstance(got, int) and got != expected and got == (v + d) * (1 if _tied(case) else 2):
+        return (
+            "you added the sizes: a table of vocab_size rows and d_model columns holds "
+            "vocab_size * d_model numbers, one per cell."
+        )
+    return None
+
+
 def _bias_hint(case: Case, expected: Any, got: Any) -> str | None:
     v = case.args[0]
     if isinstance(expected, int) and isinstance(got, int) and got - expected == v:
@@ -177,6 +187,20 @@ def _characters_or_rounded_hint(case: Case, expected: Any, got: Any) -> str | No
     return _CHARACTERS if characters else _ROUNDED if rounded else None
 
 
+def _distinct_hint(case: Case, expected: Any, got: Any) -> str | None:
+    text, encode = case.args
+    if (
+        isinstance(got, float)
+        and text
+        and got == len(text.encode("utf-8")) / len(set(encode(text)))
+    ):
+        return (
+            "you divided by the number of *distinct* tokens (a set): every token of the "
+            "encoding counts, repeats too. Divide by len(ids)."
+        )
+    return None
+
+
 def _inverted_hint(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(expected, float) and isinstance(got, float) and abs(got * expected - 1) < 1e-9:
         return "that is tokens per byte, the inverse: the ratio is bytes / tokens."
@@ -198,7 +222,7 @@ EXERCISES: dict[str, Entry] = {
             surgery.vocab_parameters,
             _vocab_parameters_cases,
             returns=INT,
-            hints=(_bad_size_hint, _tied_hint, _untied_hint, _bias_hint),
+            hints=(_bad_size_hint, _tied_hint, _untied_hint, _sum_hint, _bias_hint),
         ),
     ),
     "compression_ratio": Entry(
@@ -209,7 +233,7 @@ EXERCISES: dict[str, Entry] = {
             _compression_ratio_cases,
             normalize=_close,
             returns=FLOAT,
-            hints=(_empty_hint, _characters_or_rounded_hint, _inverted_hint),
+            hints=(_empty_hint, _characters_or_rounded_hint, _distinct_hint, _inverted_hint),
         ),
     ),
 }
