@@ -5,7 +5,6 @@ Nothing here touches the disk or the network on import.
 
 from __future__ import annotations
 
-import base64
 import gzip
 import hashlib
 import io
@@ -23,7 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from tokcourse.course import download, sources
-from tokcourse.course.gpt2_files import gpt2_files_from_ranks
+from tokcourse.course.gpt2_files import gpt2_files_from_ranks, parse_tiktoken_ranks
 from tokcourse.course.sources import SETUP_COMMAND, Asset, AssetError, _Source
 
 # --------------------------------------------------------------------------------------------
@@ -363,20 +362,6 @@ def _read_member(archive: bytes, name: str, source: _Source, member: str) -> byt
     raise AssetError(f"{member!r} not found in {name}")
 
 
-def _ranks(data: bytes, where: Path) -> dict[bytes, int]:
-    """A ``.tiktoken`` file's ranks, parsed from bytes (as ``read_tiktoken_ranks`` does a file)."""
-    ranks: dict[bytes, int] = {}
-    for lineno, line in enumerate(data.splitlines(), 1):
-        if not line:
-            continue
-        try:
-            token, rank = line.split()
-            ranks[base64.b64decode(token, validate=True)] = int(rank)
-        except ValueError as e:
-            raise ValueError(f"bad line {lineno} in {where}: {line[:80]!r}") from e
-    return ranks
-
-
 def _store(asset: Asset, data: bytes, where: str, progress: bool) -> Path:
     actual = _sha256(data)
     if actual != asset.sha256:
@@ -448,7 +433,7 @@ def fetch(names: Iterable[str] | None = None, *, progress: bool = True) -> dict[
     if derived:
         _log(progress, "rebuilding GPT-2's vocab.bpe and encoder.json from the r50k ranks ...")
         r50k = sources.ASSETS["r50k_base"]  # rebuilt from the bytes checked, not a reopened file
-        ranks = _ranks(_read_checked(r50k, paths["r50k_base"]), paths["r50k_base"])
+        ranks = parse_tiktoken_ranks(_read_checked(r50k, paths["r50k_base"]), paths["r50k_base"])
         vocab_bpe, encoder_json = gpt2_files_from_ranks(ranks)
         built = {"gpt2_vocab_bpe": vocab_bpe, "gpt2_encoder_json": encoder_json}
         for asset in derived:
