@@ -43,7 +43,7 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	touch $(STAMP)
 
 setup: $(STAMP)
-	$(BIN)/python -m tokcourse.course.assets setup
+	$(BIN)/python -m tokcourse.course.data.assets setup
 
 # tools/prebuild.py first runs the chapters whose code changed into the execution cache, one per
 # core; jupyter-book would run them one after another.

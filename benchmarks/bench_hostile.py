@@ -25,7 +25,7 @@ import tiktoken
 from _timing import best_of  # noqa: E402
 
 from tokcourse import GPT4Tokenizer
-from tokcourse.course import corpora
+from tokcourse.course.data import corpora
 from tokcourse.wordpiece import WordPiece
 
 REPEAT = 5

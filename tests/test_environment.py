@@ -136,7 +136,7 @@ def test_jupyterlab_is_in_the_lab_extra_and_make_setup_installs_it():
 def test_make_lab_sets_up_then_starts_jupyterlab_on_the_chapters(tmp_path):
     out = make_dry_run(tmp_path, "lab")
     lines = out.splitlines()
-    setup = next(i for i, ln in enumerate(lines) if "tokcourse.course.assets setup" in ln)
+    setup = next(i for i, ln in enumerate(lines) if "tokcourse.course.data.assets setup" in ln)
     lab = next(i for i, ln in enumerate(lines) if ln.startswith(".venv/bin/jupyter lab "))
     assert setup < lab and lines[lab].endswith(" notebooks/")
 

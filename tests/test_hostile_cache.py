@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from tokcourse.course import assets, download, store
-from tokcourse.course.assets import AssetError
+from tokcourse.course.data import assets, download, store
+from tokcourse.course.data.assets import AssetError
 
-SRC = Path(store.__file__).resolve().parents[2]
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 @pytest.fixture(scope="session")
@@ -88,7 +88,7 @@ def test_a_huge_sparse_cached_file_is_refused_by_its_size(tmp_path):
     result = run_python(
         """
         import dataclasses, types
-        from tokcourse.course import assets, sources, store
+        from tokcourse.course.data import assets, sources, store
         for problem in assets.verify():
             if "botchan" in problem or "r50k_base" in problem:
                 print("VERIFY", problem)
@@ -148,7 +148,7 @@ def test_a_named_pipe_in_the_cache_is_refused_without_waiting(tmp_path):
     os.mkfifo(folder / "botchan.txt")
     result = run_python(
         """
-        from tokcourse.course import assets, store
+        from tokcourse.course.data import assets, store
         try:
             assets.path("botchan")
         except assets.AssetError as e:
@@ -381,7 +381,7 @@ def test_a_killed_write_leaves_a_temporary_the_next_run_removes(cache):
         f"""
         import os
         from pathlib import Path
-        from tokcourse.course import store
+        from tokcourse.course.data import store
         os.replace = lambda *args: os._exit(9)  # killed right before the rename
         store._write_atomic(Path({str(cache / "vocab.bpe")!r}), b"half a file")
         """,

@@ -17,7 +17,7 @@ from tokenizers import Tokenizer, normalizers, pre_tokenizers
 from tokenizers.models import WordPiece as HFWordPiece
 
 from tokcourse import wordpiece
-from tokcourse.course import corpora
+from tokcourse.course.data import corpora
 from tokcourse.wordpiece import (
     WordPiece,
     load_vocab,

@@ -45,15 +45,15 @@ def _dynamic_imports(name: str, tree: ast.Module, modules: dict[str, Path]) -> s
     """Modules loaded by name: ``tokcourse.__getattr__``'s table, ``check``'s discovery."""
     found: set[str] = set()
     for node in ast.walk(tree):
-        # _COURSE_MODULES = frozenset({"assets", ...}) in tokcourse/__init__.py
+        # _COURSE_MODULES = {"assets": "tokcourse.course.data.assets", ...} in tokcourse/__init__.py
         if (
             isinstance(node, ast.Assign)
             and any(isinstance(t, ast.Name) and t.id == "_COURSE_MODULES" for t in node.targets)
-            and isinstance(node.value, ast.Call)
+            and isinstance(node.value, ast.Dict)
         ):
-            for const in ast.walk(node.value):
-                if isinstance(const, ast.Constant) and isinstance(const.value, str):
-                    found.add(f"{PACKAGE}.course.{const.value}")
+            for value in node.value.values:
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    found.add(value.value)
         # importlib.import_module("tokcourse.x") with a literal name
         if (
             isinstance(node, ast.Call)
@@ -133,12 +133,31 @@ def test_the_tokenizer_never_imports_the_course_machinery():
         assert not course, f"{name} imports course machinery {course}"
 
 
+DATA = f"{PACKAGE}.course.data"
+DATA_MODULES = {"assets", "corpora", "download", "gpt2_files", "sources", "store", "tiktoken_cache"}
+
+
+def test_the_data_layer_has_a_room_of_its_own():
+    # Offline data (pinned files, the cache, the download, the corpora) is one subpackage: it uses
+    # the tokenizer and itself, never a chapter helper, and no data module sits among the helpers.
+    graph = import_graph()
+    data = {name for name in graph if name.startswith(f"{DATA}.")}
+    assert data == {f"{DATA}.{m}" for m in DATA_MODULES}
+    assert not {f"{PACKAGE}.course.{m}" for m in DATA_MODULES} & set(graph)
+    for name in data | {DATA}:
+        helpers = sorted(
+            e for e in graph[name] if e.startswith(f"{PACKAGE}.course") and not e.startswith(DATA)
+        )
+        assert not helpers, f"{name} imports course helpers {helpers}"
+
+
 def test_the_graph_sees_every_kind_of_import():
     graph = import_graph()
     # top-level relative import, function-local import, the lazy tokcourse.check, discovery
     assert "tokcourse.bpe" in graph["tokcourse.basic"]
     assert "tokcourse.bpe" in graph["tokcourse.course.forest"]  # inside merge_tree_layout
     assert "tokcourse.course.check" in graph["tokcourse"]
+    assert "tokcourse.course.data.assets" in graph["tokcourse"]
     assert "tokcourse.course.checks.fast" in graph["tokcourse.course.check"]
 
 

@@ -69,7 +69,7 @@ def test_byte_permutation(name: str) -> None:
 def test_gpt2_is_r50k() -> None:
     try:
         gpt2 = tiktoken.get_encoding("gpt2")
-    except Exception as err:  # not cached yet: run `python -m tokcourse.course.assets setup`
+    except Exception as err:  # not cached yet: run `python -m tokcourse.course.data.assets setup`
         pytest.skip(f"tiktoken 'gpt2' not available offline: {err!r:.80}")
     r50k = tiktoken_encoding("r50k_base")
     assert gpt2._mergeable_ranks == r50k._mergeable_ranks

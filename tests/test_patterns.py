@@ -37,7 +37,7 @@ def test_pattern_string_is_tiktokens(name: str) -> None:
 def test_gpt2_encoding_has_the_r50k_pattern() -> None:
     try:
         enc = tiktoken.get_encoding("gpt2")
-    except Exception as err:  # not cached yet: run `python -m tokcourse.course.assets setup`
+    except Exception as err:  # not cached yet: run `python -m tokcourse.course.data.assets setup`
         pytest.skip(f"tiktoken 'gpt2' not available offline: {err!r:.80}")
     assert enc._pat_str == SPLIT_PATTERNS["gpt2"]
 

@@ -80,7 +80,7 @@ def test_encoding_script_holds_the_table_compactly():
 
 
 def test_a_damaged_rank_file_is_refused(tmp_path, monkeypatch):
-    from tokcourse.course import store
+    from tokcourse.course.data import store
 
     bad = tmp_path / "bad.tiktoken"
     bad.write_bytes(b"IQ== 0\nIg== 2\n")
@@ -199,7 +199,7 @@ def hard_strings() -> list[str]:
 
 
 def corpora(*, full: bool = False) -> dict[str, str]:
-    from tokcourse.course import corpora as c
+    from tokcourse.course.data import corpora as c
 
     texts = {"botchan": c.botchan_text(), "code": c.python_code(None if full else 200_000)}
     for lang, messages in c.parallel_text().items():

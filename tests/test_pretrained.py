@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from tokcourse.course.gpt2_files import byte_rank, bytes_to_unicode
+from tokcourse.course.data.gpt2_files import byte_rank, bytes_to_unicode
 from tokcourse.patterns import SPLIT_PATTERNS
 from tokcourse.pretrained import encode_with_ranks, merge_pairs, recover_merge
 

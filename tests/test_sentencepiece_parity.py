@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from sentencepiece import sentencepiece_model_pb2 as pb
 
 from tokcourse import assets
-from tokcourse.course import corpora
+from tokcourse.course.data import corpora
 from tokcourse.sentencepiece_bpe import (
     SPACE,
     SentencePieceBPE,

@@ -27,7 +27,7 @@ import sentencepiece as spm
 from hypothesis import given, settings
 from sentencepiece import sentencepiece_model_pb2 as pb
 
-from tokcourse.course import corpora
+from tokcourse.course.data import corpora
 from tokcourse.sentencepiece_bpe import UNUSED, SentencePieceBPE
 from tokcourse.unigram import SentencePieceUnigram, segmentations
 

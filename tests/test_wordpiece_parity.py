@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from tokenizers import BertWordPieceTokenizer, Tokenizer
 
 from tokcourse import assets
-from tokcourse.course import corpora
+from tokcourse.course.data import corpora
 from tokcourse.wordpiece import WordPiece, pre_tokenize, strip_accents
 
 from ._parity import FRAGMENTS, PARITY_EXAMPLES, code_points_that_differ, require_slow

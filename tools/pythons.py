@@ -206,8 +206,8 @@ def ensure_env(version: str, interpreter: Path, *, log=None) -> PythonEnv:
             else:  # same dependencies: reinstall only the course package
                 _pip_install_checkout(python, deps=False)
             _run(
-                [str(python), "-m", "tokcourse.course.assets", "setup"],
-                "tokcourse.course.assets setup",
+                [str(python), "-m", "tokcourse.course.data.assets", "setup"],
+                "tokcourse.course.data.assets setup",
             )
             package_stamp.write_text(package_key)
         kernel_dir, kernel_name = _write_kernel_spec(directory, python, version)

@@ -4,7 +4,7 @@ The playground encodes text in the browser with our own JavaScript (``playground
 two kinds of data, written here into the built site's ``_static/playground/data``:
 
 1. **Rank tables** of r50k_base (GPT-2), cl100k_base (GPT-4) and o200k_base (GPT-4o), read from
-   the hash-verified asset cache (``tokcourse.course.store.path``: the same ``.tiktoken`` files
+   the hash-verified asset cache (``tokcourse.course.data.store.path``: the same ``.tiktoken`` files
    tiktoken loads). Compact form: the tokens' bytes concatenated in rank order, plus one byte
    per token giving its length, both base64, inside a ``.js`` file that calls
    ``tokcoursePlayground.addEncoding(...)``. A script, not JSON: Chromium refuses ``fetch`` of
@@ -60,7 +60,7 @@ def rank_table(name: str) -> list[bytes]:
     >>> rank_table("r50k_base")[:2]
     [b'!', b'"']
     """
-    from tokcourse.course.store import path
+    from tokcourse.course.data.store import path
 
     if name not in ENCODINGS:
         raise ValueError(f"unknown encoding {name!r}; the playground knows {', '.join(ENCODINGS)}")

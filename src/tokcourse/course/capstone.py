@@ -30,7 +30,8 @@ from functools import cache
 from typing import Any
 
 from tokcourse import bpe, patterns, tokenizer
-from tokcourse.course import check, corpora
+from tokcourse.course import check
+from tokcourse.course.data import corpora
 from tokcourse.course.exercises import is_course_code, run_check
 from tokcourse.course.plotting import in_book_build
 from tokcourse.patterns import GPT4_SPLIT_PATTERN

@@ -13,9 +13,9 @@ from functools import cache
 from typing import Any
 
 from tokcourse import bpe, patterns, pretrained, tokenizer
-from tokcourse.course import gpt2_files
 from tokcourse.course.answers import Returns, _a, re_module_hint
 from tokcourse.course.checks._rank_tables import _real_ranks, _small_ranks
+from tokcourse.course.data import gpt2_files
 from tokcourse.course.exercises import INT, Case, Entry, Exercise, list_of
 
 # --- encode_ordinary (regex split, then BPE per chunk) -----------------------------------------
@@ -252,7 +252,7 @@ def _recover_merge_hint(case: Case, expected: Any, got: Any) -> str | None:
 
 def _corpus_pieces() -> list[str]:
     """Real text in pieces a naive encoder handles in milliseconds: prose, code, many scripts."""
-    from tokcourse.course import corpora
+    from tokcourse.course.data import corpora
 
     novel = corpora.botchan_text()
     start = novel.index("CHAPTER I")

@@ -58,7 +58,7 @@ REAL_WORDS = (
 
 @functools.cache
 def _bert_vocab() -> dict[str, int]:
-    from tokcourse.course import corpora
+    from tokcourse.course.data import corpora
 
     return wordpiece.load_vocab(corpora.minilm_vocab_path())
 

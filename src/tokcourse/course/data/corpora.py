@@ -12,8 +12,8 @@ import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from tokcourse.course.sources import SETUP_COMMAND, AssetError
-from tokcourse.course.store import _read_verified, path
+from tokcourse.course.data.sources import SETUP_COMMAND, AssetError
+from tokcourse.course.data.store import _read_verified, path
 
 # --------------------------------------------------------------------------------------------
 # Corpora

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-SETUP_COMMAND = "python -m tokcourse.course.assets setup"
+SETUP_COMMAND = "python -m tokcourse.course.data.assets setup"
 
 
 class AssetError(RuntimeError):

@@ -12,9 +12,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from tokcourse.course import sources
-from tokcourse.course.sources import SETUP_COMMAND, TIKTOKEN_BLOB_URLS, AssetError
-from tokcourse.course.store import (
+from tokcourse.course.data import sources
+from tokcourse.course.data.sources import SETUP_COMMAND, TIKTOKEN_BLOB_URLS, AssetError
+from tokcourse.course.data.store import (
     _cache_path,
     _log,
     _make_dir,
@@ -121,7 +121,7 @@ def install_tiktoken_cache() -> Path:
         if expected != asset.sha256:
             raise AssetError(
                 f"the installed tiktoken expects {url} to have sha256 {expected}, but tokcourse "
-                f"pins {asset.sha256} for {name!r}; tokcourse.course.sources needs updating "
+                f"pins {asset.sha256} for {name!r}; tokcourse.course.data.sources needs updating "
                 "for this tiktoken version"
             )
     _make_dir(target, _tiktoken_cache_var())

