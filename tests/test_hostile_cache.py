@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from tokcourse.course.data import assets, download, store
+from tokcourse.course.data import assets, download, sources, store
 from tokcourse.course.data.assets import AssetError
 
 SRC = Path(__file__).resolve().parents[1] / "src"
@@ -124,6 +124,33 @@ def test_a_huge_sparse_cached_file_is_refused_by_its_size(tmp_path):
     assert f"at most {download.MAX_BYTES:,}" in out
     # the damaged copy is not reused: fetch goes for a new one (refused here), without reading it
     assert "FETCH no download here" in out, result.stderr[-2000:]
+
+
+def test_a_huge_file_in_tiktokens_cache_is_refused_by_its_size(tmp_path):
+    """tiktoken's cached cl100k replaced by 4 GiB of holes: verify names it, setup replaces it.
+
+    Both run under a 2 GiB address-space cap, so neither may read the file whole.
+    """
+    assets.fetch(["r50k_base", "cl100k_base", "o200k_base"], progress=False)
+    env = {"TIKTOKEN_CACHE_DIR": str(tmp_path / "tiktoken"), "PIP_CONFIG_FILE": os.devnull}
+    code = """
+        import hashlib
+        from tokcourse.course.data import assets, sources
+        target = assets.install_tiktoken_cache()
+        blob = target / hashlib.sha1(sources.TIKTOKEN_BLOB_URLS["cl100k_base"].encode()).hexdigest()
+        with blob.open("r+b") as f:
+            f.truncate(4 << 30)
+        print("VERIFY", [p for p in assets.verify() if "tiktoken cache" in p])
+        assets.install_tiktoken_cache()
+        print("AFTER", [p for p in assets.verify() if "tiktoken cache" in p], blob.stat().st_size)
+        """
+    result = run_python(code, env, memory=2 << 30)
+    assert result.returncode == 0, result.stderr[-2000:]
+    verify, after = result.stdout.split("AFTER")
+    assert "(asset 'cl100k_base') has 4,294,967,296 bytes" in verify, result.stdout
+    assert "was not read" in verify
+    size = sources.ASSETS["cl100k_base"].size
+    assert after.strip() == f"[] {size}", after
 
 
 def test_a_cached_file_of_the_wrong_size_is_fetched_again(cache, monkeypatch):

@@ -18,9 +18,8 @@ from tokcourse.course.data.store import (
     _cache_path,
     _log,
     _make_dir,
-    _mismatch,
+    _read_checked,
     _read_verified,
-    _sha256,
     _writable_dir,
     _write_atomic,
     fetch,
@@ -128,7 +127,7 @@ def install_tiktoken_cache() -> Path:
     for name, url in TIKTOKEN_BLOB_URLS.items():
         _, data = _read_verified(name)  # copy the bytes that were checked, not a reopened file
         dest = target / hashlib.sha1(url.encode()).hexdigest()
-        if dest.is_file() and _sha256(dest.read_bytes()) == sources.ASSETS[name].sha256:
+        if _blob_problem(name, dest) is None:
             continue
         _write_atomic(dest, data, _tiktoken_cache_var())
     return target
@@ -180,6 +179,20 @@ def verify() -> list[str]:
         p = target / hashlib.sha1(url.encode()).hexdigest()
         if not p.is_file():
             problems.append(f"tiktoken cache: {name!r} missing ({p}); run `{SETUP_COMMAND}`")
-        elif (actual := _sha256(p.read_bytes())) != sources.ASSETS[name].sha256:
-            problems.append(str(_mismatch(sources.ASSETS[name], f"tiktoken cache {p}", actual)))
+        elif (problem := _blob_problem(name, p)) is not None:
+            problems.append(f"tiktoken cache: {problem}")
     return problems
+
+
+def _blob_problem(name: str, p: Path) -> str | None:
+    """Why tiktoken's cached copy ``p`` of asset ``name`` is not the pinned file, or None.
+
+    Size first, then the hash of a bounded read: a huge or sparse file is refused unread.
+    """
+    try:
+        _read_checked(sources.ASSETS[name], p)
+    except FileNotFoundError:
+        return f"{p} (asset {name!r}) is missing"
+    except AssetError as e:
+        return str(e)
+    return None
