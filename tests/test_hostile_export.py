@@ -256,3 +256,119 @@ def test_numpy_style_ids_export_as_plain_ints():
 
     enc = export.to_tiktoken({(97, 98): Index(256)}, special_tokens={"<a>": Index(300)})
     assert enc.encode("ab<a>", allowed_special="all") == [256, 300]
+
+
+# ------------------------------------------------------------------ split patterns
+
+EMPTY_MATCHING = [
+    "",
+    r"\s*",
+    r"\w+|\s*",
+    r"x?",
+    r"(?=a)",
+    r"\p{L}+|(?!\S)",
+    r"(?:a|)+",
+    r"[\p{L}]{0,3}",
+    r"(a)|\1",
+    r"(?i:'s|)",
+    r"\b",
+]
+
+
+def test_tiktoken_panics_on_an_empty_match_so_such_patterns_are_refused():
+    # The reason for the refusal: tiktoken's encoder panics (a BaseException) on an empty match.
+    enc = tiktoken.Encoding(
+        "raw",
+        pat_str=r"\s*|\w+",
+        mergeable_ranks={bytes([i]): i for i in range(256)},
+        special_tokens={},
+    )
+    with pytest.raises(BaseException, match="out of range") as raised:
+        enc.encode_ordinary("hi")
+    assert not isinstance(raised.value, Exception)  # `except Exception` would not catch it
+
+
+@pytest.mark.parametrize("pattern", EMPTY_MATCHING)
+def test_a_pattern_that_can_match_the_empty_string_is_refused(pattern, no_tiktoken):
+    with pytest.raises(ValueError, match="can match the empty string"):
+        export.to_tiktoken(MERGES, pattern=pattern)
+
+
+@pytest.mark.parametrize(
+    "pattern", ["GPT2_SPLIT_PATTERN", "GPT4_SPLIT_PATTERN", "GPT4O_SPLIT_PATTERN"]
+)
+def test_the_shipped_patterns_export_and_split_as_ours(pattern):
+    from tokcourse import patterns
+
+    pat = getattr(patterns, pattern)
+    assert export.pattern_problem(pat) is None
+    text = "Hello world's 1234  \n\n\tcafé 😀 ok?!"
+    enc = export.to_tiktoken(MERGES, pattern=pat)
+    assert enc.encode_ordinary(text) == tokenizer.encode_ordinary(text, MERGES, pat)
+
+
+def test_the_empty_match_check_misses_no_pattern_that_matches_empty():
+    # Soundness, on random patterns from pieces of real split patterns: wherever the regex
+    # engine finds an empty match on a probe text, the check refused the pattern. Also, it
+    # accepts most patterns that always consume a character.
+    import regex
+
+    atoms = [
+        r"a",
+        r"\s",
+        r"\p{L}",
+        r"[^\r\n\p{L}\p{N}]",
+        r"\d",
+        r".",
+        r"(?i:'s)",
+        r"(?:a|)",
+        r"[ab]",
+        r"\p{N}{1,3}",
+    ]
+    zero_width = [r"(?=a)", r"(?!\S)", r"(?<=b)", r"^", r"$", r"\b"]
+    quantifiers = ["", "?", "*", "+", "{0,3}", "{1,3}", "++", "?+", "*?", "{2}"]
+    texts = ["", "a", "ab ba", "hello world  \n\n x", "b a", "123 abc's ÄÖ \t", " ", "\n"]
+    rng = random.Random(1)
+    accepted = 0
+    for _ in range(1500):
+        alternatives = []
+        for _ in range(rng.randint(1, 3)):
+            parts = [
+                rng.choice(zero_width)
+                if rng.random() < 0.15
+                else rng.choice(atoms) + rng.choice(quantifiers)
+                for _ in range(rng.randint(1, 3))
+            ]
+            alternatives.append("".join(parts))
+        pattern = "|".join(alternatives)
+        try:
+            compiled = regex.compile(pattern)
+        except regex.error:  # "multiple repeat": not a pattern at all
+            continue
+        empty = any(m.start() == m.end() for t in texts for m in compiled.finditer(t))
+        problem = export.pattern_problem(pattern)
+        assert problem is not None or not empty, pattern
+        accepted += problem is None
+    assert accepted > 300
+
+
+@pytest.mark.parametrize(
+    ("pattern", "error", "message"),
+    [
+        (b"\\w+", TypeError, "pattern must be a str"),
+        (None, TypeError, "pattern must be a str"),
+        ("[", ValueError, "cannot read split pattern"),
+        ("(?V1)[[a-z]--[aeiou]]+", ValueError, "cannot read split pattern"),
+    ],
+)
+def test_a_pattern_the_export_cannot_read_is_refused_naming_it(
+    pattern, error, message, no_tiktoken
+):
+    with pytest.raises(error, match=message):
+        export.to_tiktoken(MERGES, pattern=pattern)
+
+
+def test_a_pattern_tiktoken_cannot_compile_is_a_value_error_naming_it():
+    # re reads `\p{Foo}` as one character; tiktoken's engine rejects the unknown property
+    with pytest.raises(ValueError, match="tiktoken cannot compile split pattern"):
+        export.to_tiktoken(MERGES, pattern=r"\p{Foo}+")

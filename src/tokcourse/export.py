@@ -1,4 +1,4 @@
-"""Our merge tables as tiktoken's ranks and back: export a trained tokenizer to tiktoken.
+r"""Our merge tables as tiktoken's ranks and back: export a trained tokenizer to tiktoken.
 
 We store a tokenizer as merges, ``{(left id, right id): new id}``, and encode by applying the
 merge with the lowest id among the neighbouring *pairs*. tiktoken stores ``mergeable_ranks``,
@@ -18,7 +18,15 @@ a special token must have a name (tiktoken's encoder loops forever on an empty o
 of its own; and no special token may be a prefix of another, because tiktoken tries them in
 its hash map's order, which depends on all the names and not on their length, where we take
 the longest. Each is refused, naming the token, before tiktoken is called: ``ValueError``, or
-``TypeError`` for a value of the wrong type.
+``TypeError`` for a value of the wrong type. So is a split pattern that can match the empty
+string (``\s*``, ``x?``, a lone lookahead): we skip an empty match, tiktoken's encoder panics on
+it (``pyo3_runtime.PanicException``, which ``except Exception`` does not catch).
+
+Where we still differ: a pattern that matches no part of some text (``(?<=a)b`` on ``"hi"``).
+tiktoken drops that text without a word; our tokenizer raises ``ValueError`` naming it
+(:func:`~tokcourse.patterns.split`). Whether a pattern covers every text cannot be read off it
+in general, so the export cannot refuse it in advance; the patterns this package ships cover
+every text.
 
 >>> merges = {(104, 101): 256, (256, 108): 257}  # "he", "hel"
 >>> merges_to_ranks(merges)[b"hel"]
@@ -29,6 +37,7 @@ the longest. Each is refused, naming the token, before tiktoken is called: ``Val
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from itertools import pairwise
 from typing import TYPE_CHECKING
@@ -174,6 +183,65 @@ def _check_specials(special_tokens: object, ranks: Mapping[bytes, int]) -> dict[
     return specials
 
 
+# Python's own regex parser reads the pattern's structure; ``\p{..}`` (which it lacks) becomes
+# ``\w``: either way one character, which is all that matters for matching the empty string.
+_PROPERTY = re.compile(r"\\(?:[pP](\{[^}]*\}|[A-Za-z])|.)", re.DOTALL)
+
+
+def _nullable(items: object) -> bool:
+    """Can this parsed (sub)pattern match the empty string? Lookarounds count as succeeding."""
+    from re import _constants as c
+
+    def one(op: object, av: object) -> bool:
+        if op in (c.AT, c.ASSERT, c.ASSERT_NOT, c.GROUPREF):
+            return True  # zero width (a group may have matched nothing)
+        if op in (c.SUBPATTERN, c.ATOMIC_GROUP):
+            return _nullable(av[-1] if op is c.SUBPATTERN else av)
+        if op is c.BRANCH:
+            return any(_nullable(alt) for alt in av[1])
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            return av[0] == 0 or _nullable(av[2])
+        if op is c.GROUPREF_EXISTS:
+            return _nullable(av[1]) or av[2] is None or _nullable(av[2])
+        return False  # a literal, a class, any character: exactly one character
+
+    return all(one(op, av) for op, av in items)
+
+
+def pattern_problem(pattern: str) -> str | None:
+    r"""Why tiktoken cannot run ``pattern`` as our tokenizer does (``None``: it can).
+
+    A pattern that can match the empty string is refused: where it does, our split skips the
+    empty match and tiktoken's encoder panics. The check is conservative: lookarounds are taken
+    to succeed, so a pattern is refused if any text could make it match nothing.
+
+    >>> pattern_problem(GPT4_SPLIT_PATTERN) is None
+    True
+    >>> pattern_problem("x+|y*").split(";")[0]
+    "split pattern 'x+|y*' can match the empty string"
+    """
+    from re import _parser
+
+    if not isinstance(pattern, str):
+        return f"the split pattern must be a str, got {type(pattern).__name__}"
+    plain = _PROPERTY.sub(lambda m: r"\w" if m.group(1) else m.group(0), pattern)
+    try:
+        parsed = _parser.parse(plain)
+    except (re.error, RecursionError, OverflowError) as err:
+        return (
+            f"cannot read split pattern {pattern!r:.80} to check that it never matches the empty "
+            f"string ({err}); the export accepts the syntax Python's re shares with tiktoken's "
+            "engine, plus \\p{..}"
+        )
+    if _nullable(parsed):
+        return (
+            f"split pattern {pattern!r:.80} can match the empty string; our split skips an empty "
+            "match, tiktoken's encoder panics on it: make every alternative consume a character "
+            "(x+ rather than x*)"
+        )
+    return None
+
+
 def to_tiktoken(
     merges: Mapping[tuple[int, int], int],
     pattern: str = GPT4_SPLIT_PATTERN,
@@ -183,8 +251,9 @@ def to_tiktoken(
     """A ``tiktoken.Encoding`` that encodes exactly as our merges do (split, then BPE).
 
     Refuses (``ValueError``, before tiktoken is called) merges whose ranks would encode
-    differently (:func:`export_problem`) or whose ids are not tiktoken ranks, and special
-    tokens that :meth:`~tokcourse.tokenizer.Tokenizer.register_special_tokens` refuses (no
+    differently (:func:`export_problem`) or whose ids are not tiktoken ranks, a split pattern
+    that can match the empty string (:func:`pattern_problem`), and special tokens that
+    :meth:`~tokcourse.tokenizer.Tokenizer.register_special_tokens` refuses (no
     name, an id taken or out of range) or that overlap (:func:`special_tokens_problem`).
 
     >>> to_tiktoken({(104, 105): 256}, special_tokens={"<|end|>": 257}).encode(
@@ -199,4 +268,14 @@ def to_tiktoken(
     if problem is not None:
         raise ValueError(f"tiktoken would encode these merges differently: {problem}")
     specials = _check_specials(special_tokens, ranks)
-    return tiktoken.Encoding(name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials)
+    if not isinstance(pattern, str):
+        raise TypeError(f"pattern must be a str, got {type(pattern).__name__}")
+    problem = pattern_problem(pattern)
+    if problem is not None:
+        raise ValueError(f"cannot export this split pattern to tiktoken: {problem}")
+    try:
+        return tiktoken.Encoding(
+            name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=specials
+        )
+    except ValueError as err:  # its regex engine (fancy-regex) cannot compile the pattern
+        raise ValueError(f"tiktoken cannot compile split pattern {pattern!r:.80}: {err}") from None
