@@ -9,23 +9,38 @@ time. Every path starts from an empty chunk cache on every run (a warm cache wou
 one big chunk in a lookup). Ids are checked equal to tiktoken's. The growth ratio is
 time(4n) / time(n); for a linear algorithm it is about 4, for a quadratic one about 16.
 
-A second table (``wordpiece_rows``) does the same for BERT's WordPiece (chapter 11) against
-Hugging Face ``tokenizers`` (``BertWordPieceTokenizer`` over all-MiniLM-L6-v2's vocabulary) on
-text whose normalization (NFD) is hostile: a letter and 1 MB at 4n of combining marks of
-alternating classes (CPython's NFD sorts them with an insertion sort), a class-0 character that
-decomposes into two marks (U+0F73), and plain accented letters as the control. Tokens are
-checked equal to tokenizers'.
+Then one table per other tokenizer the package ships (``tables``), each against its library
+where there is one, output checked equal: GPT-2 and GPT-4o (``GPT2Tokenizer``,
+``GPT4oTokenizer``) and a ``RegexTokenizer`` trained here against tiktoken; a
+``BasicTokenizer`` (no split: every text is one chunk) on its own; ``SentencePieceBPE`` on
+Mistral 7B v1's model and ``SentencePieceUnigram`` on a model trained here against
+sentencepiece; and BERT's ``WordPiece`` against Hugging Face ``tokenizers`` on text whose
+normalization (NFD) is hostile: a letter and 1 MB at 4n of combining marks of alternating
+classes (CPython's NFD sorts them with an insertion sort), a class-0 character that decomposes
+into two marks (U+0F73), and plain accented letters as the control.
 """
 
 from __future__ import annotations
 
+import io
 import random
+from collections.abc import Callable
 
 import tiktoken
 from _timing import best_of  # noqa: E402
 
-from tokcourse import GPT4Tokenizer
+from tokcourse import (
+    GPT2_SPLIT_PATTERN,
+    BasicTokenizer,
+    GPT2Tokenizer,
+    GPT4oTokenizer,
+    GPT4Tokenizer,
+    RegexTokenizer,
+)
 from tokcourse.course.data import corpora
+from tokcourse.export import to_tiktoken
+from tokcourse.sentencepiece_bpe import SentencePieceBPE
+from tokcourse.unigram import SentencePieceUnigram
 from tokcourse.wordpiece import WordPiece
 
 REPEAT = 5
@@ -100,7 +115,7 @@ def main() -> dict:
             for col in t_n
         )
         print(f"  {name}, {row['size_n']} -> {row['size_4n']}: {cells}", flush=True)
-    return {"rows": rows, "repeat": REPEAT, "piece": PIECE, "wordpiece_rows": wordpiece_rows()}
+    return {"rows": rows, "repeat": REPEAT, "piece": PIECE, "tables": tables()}
 
 
 def wordpiece_shapes(scale: int) -> dict[str, str]:
@@ -113,34 +128,155 @@ def wordpiece_shapes(scale: int) -> dict[str, str]:
     }
 
 
-def wordpiece_rows() -> list[dict]:
-    from tokenizers import BertWordPieceTokenizer
+def common_shapes(scale: int) -> dict[str, str]:
+    """``{row: text}`` for the other tokenizers: 250 KB of UTF-8 at 4n."""
+    rng = random.Random(0)
+    n = 15_625 * scale
+    word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n))
+    return {
+        "spaces": " " * n,
+        "one letter": "a" * n,
+        "one emoji": "\U0001f600" * (n // 4),
+        "random a-z word": word,
+        "random words": " ".join(word[i : i + 7] for i in range(0, n, 8)),
+        'lines of "\\n"': "\n" * n,
+        "marks of alternating classes": "a" + "\u0301\u0316" * (n // 4),
+    }
 
-    path = corpora.minilm_vocab_path()
-    hf = BertWordPieceTokenizer(str(path), lowercase=True)
-    ours = WordPiece.from_file(path)
-    small, large = wordpiece_shapes(1), wordpiece_shapes(4)
-    print(f"hostile normalization (BERT WordPiece), n and 4n, best of {REPEAT}")
+
+Run = Callable[[str], object]
+
+
+def table(title: str, tokenizer: str, columns: dict[str, Run], shapes: Callable) -> dict:
+    """Time every column on every shape at n and 4n; the first column is the reference.
+
+    Every column's output is checked equal to the first one's before it is timed.
+    """
+    small, large = shapes(1), shapes(4)
+    reference = next(iter(columns))
+    print(f"{title}, n and 4n, best of {REPEAT}")
     rows = []
     for name in small:
-        row: dict = {"name": name, "size_n": describe(name, small[name]),
-                     "size_4n": describe(name, large[name])}  # fmt: skip
+        row: dict = {"name": name, "size_n": describe(name, small[name])}
+        row["size_4n"] = describe(name, large[name])
         for size, text in (("n", small[name]), ("4n", large[name])):
-            runs = {
-                "tokenizers": lambda text=text: hf.encode(text, add_special_tokens=False).tokens,
-                "WordPiece": lambda text=text: ours.tokenize(text),
+            want = columns[reference](text)
+            for column, run in columns.items():
+                assert run(text) == want, f"{tokenizer}, {name}: {column} differs from {reference}"
+            row[size] = {
+                column: best_of(lambda run=run, text=text: run(text), repeat=REPEAT)
+                for column, run in columns.items()
             }
-            assert runs["WordPiece"]() == runs["tokenizers"](), f"{name}: tokens differ"
-            row[size] = {column: best_of(run, repeat=REPEAT) for column, run in runs.items()}
         rows.append(row)
         t_n, t_4n = row["n"], row["4n"]
-        cells = ", ".join(
-            f"{col} {t_4n[col]:.3f} s (x{t_4n[col] / t_n[col]:.1f}, "
-            f"{t_4n[col] / t_4n['tokenizers']:.1f}x tokenizers)"
-            for col in t_n
-        )
+        cells = ", ".join(f"{col} {t_4n[col]:.3f} s (x{t_4n[col] / t_n[col]:.1f})" for col in t_n)
         print(f"  {name}, {row['size_n']} -> {row['size_4n']}: {cells}", flush=True)
-    return rows
+    return {"title": title, "tokenizer": tokenizer, "reference": reference, "rows": rows}
+
+
+def _cold(tok) -> Run:
+    """``tok.encode_ordinary`` from an empty chunk cache, every call."""
+
+    def run(text: str) -> list[int]:
+        tok.fast_encoder()._new_cache()  # the encoder the default path uses, cache emptied
+        return tok.encode_ordinary(text)
+
+    return run
+
+
+def _unigram_model() -> bytes:
+    """A unigram model (4,000 pieces, byte fallback) trained on Botchan, as the tests do."""
+    import sentencepiece as spm
+
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(corpora.botchan_text().splitlines()),
+        model_writer=out,
+        model_type="unigram",
+        vocab_size=4000,
+        character_coverage=1.0,
+        normalization_rule_name="identity",
+        byte_fallback=True,
+        num_threads=1,
+        minloglevel=2,
+    )
+    return out.getvalue()
+
+
+def tables() -> list[dict]:
+    """One table per other tokenizer the package ships."""
+    import sentencepiece as spm
+    from tokenizers import BertWordPieceTokenizer
+
+    found = []
+    for cls, encoding in ((GPT2Tokenizer, "gpt2"), (GPT4oTokenizer, "o200k_base")):
+        enc = tiktoken.get_encoding(encoding)
+        found.append(
+            table(
+                f"{cls.__name__} against tiktoken's `{encoding}`",
+                cls.__name__,
+                {"tiktoken": enc.encode_ordinary, "ours": _cold(cls())},
+                common_shapes,
+            )
+        )
+    trained = RegexTokenizer(GPT2_SPLIT_PATTERN)
+    trained.train(corpora.botchan_text(), 1024, fast=True)
+    exported = to_tiktoken(trained.merges, GPT2_SPLIT_PATTERN)
+    found.append(
+        table(
+            "RegexTokenizer (GPT-2 pattern, 1,024 tokens trained on Botchan) against its "
+            "tiktoken export",
+            "RegexTokenizer",
+            {"tiktoken": exported.encode_ordinary, "ours": _cold(trained)},
+            common_shapes,
+        )
+    )
+    basic = BasicTokenizer()
+    basic.train(corpora.botchan_text()[:50_000], 512)
+    found.append(
+        table(
+            "BasicTokenizer (no split: each text is one chunk; 512 tokens trained on Botchan)",
+            "BasicTokenizer",
+            {"ours": _cold(basic)},
+            common_shapes,
+        )
+    )
+    path = corpora.mistral_model_path()
+    mistral = spm.SentencePieceProcessor(model_file=str(path))
+    found.append(
+        table(
+            "SentencePieceBPE (Mistral 7B v1) against sentencepiece",
+            "SentencePieceBPE",
+            {"sentencepiece": mistral.encode, "ours": SentencePieceBPE.from_file(path).encode},
+            common_shapes,
+        )
+    )
+    model = _unigram_model()
+    unigram = spm.SentencePieceProcessor(model_proto=model)
+    found.append(
+        table(
+            "SentencePieceUnigram (4,000 pieces trained on Botchan, byte fallback) against "
+            "sentencepiece",
+            "SentencePieceUnigram",
+            {"sentencepiece": unigram.encode, "ours": SentencePieceUnigram(model).encode},
+            common_shapes,
+        )
+    )
+    vocab = corpora.minilm_vocab_path()
+    hf = BertWordPieceTokenizer(str(vocab), lowercase=True)
+    found.append(
+        table(
+            "WordPiece (BERT uncased, all-MiniLM-L6-v2) against Hugging Face tokenizers, "
+            "hostile normalization",
+            "WordPiece",
+            {
+                "tokenizers": lambda text: hf.encode(text, add_special_tokens=False).tokens,
+                "ours": WordPiece.from_file(vocab).tokenize,
+            },
+            wordpiece_shapes,
+        )
+    )
+    return found
 
 
 if __name__ == "__main__":

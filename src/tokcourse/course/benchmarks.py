@@ -39,7 +39,7 @@ __all__ = [
 FAST, CHUNK = "fast trainer (train_fast)", "chunk trainer (train_on_chunks)"
 
 #: The layout of ``results.json`` this module reads (``run_all.SCHEMA`` writes it).
-SCHEMA = 2
+SCHEMA = 3
 
 
 def default_path() -> Path:
