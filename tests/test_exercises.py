@@ -91,6 +91,7 @@ def test_every_catalogued_bug_is_rejected(bug):
     exercise = check.exercise(bug.exercise)
     result = run_check(exercise, bug.fn, quiet=True)
     assert not result.passed, f"{bug.exercise} accepted a buggy version: {bug.what}"
+    assert "hint:" in result.message, f"{bug.id}: the report has no hint\n{result.message}"
     assert result.fn is exercise.reference  # the chapter carries on with the reference
     assert result.case is not None
     assert "smallest" in result.message or "stuck" in result.message
