@@ -57,6 +57,16 @@ def test_ngram_hand_computed_kneser_ney():
     assert lm.log2_probs([2], context=[0, 1])[0] == pytest.approx(math.log2(5 / 12))
 
 
+def test_ngram_lower_order_uses_continuation_counts():
+    # Kneser-Ney's "San Francisco": 0 occurs 3 times, always after 1; 3 occurs twice, after
+    # two different ids. Below the top order what counts is how many distinct ids came before.
+    lm = NGramLM(vocab_size=5, order=2).fit([1, 0, 1, 0, 1, 0, 2, 3, 1, 3])
+    # distinct bigrams S1 10 01 02 23 31 13: continuation counts 0:1 1:3 2:1 3:2, total 7,
+    # 4 types; n1 = 2, n2 = 1, D1 = 1/2: P1(w) = (c(w) - 1/2) / 7 + (1/2 * 4 / 7) * 1/5
+    # id 4 never occurs, so after it the model has only P1
+    np.testing.assert_allclose(lm.next_distribution([4]), np.array([9, 29, 9, 19, 4]) / 70)
+
+
 def test_ngram_log2_probs_match_next_distribution():
     vocab = 30
     train, held = _zipf_ids(4000, vocab, 3), _zipf_ids(40, vocab, 4)
