@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tokcourse.course.lm import NeuralLM, NGramLM, bits_per_byte, evaluate
-from tokcourse.course.neural_lm import one_blas_thread
+from tokcourse.course.neural_lm import blas_thread_controls, one_blas_thread
 
 # ---- n-gram ---------------------------------------------------------------------------------
 
@@ -245,7 +245,10 @@ def test_neural_errors():
     assert m.steps == 0 and not m.history  # nothing was trained by the failed calls
 
 
-def test_one_blas_thread_is_a_context_manager():
+def test_one_blas_thread_sets_and_restores_the_thread_count():
     a = np.arange(12.0).reshape(3, 4)
+    before = [get() for get, _ in blas_thread_controls()]
     with one_blas_thread():
         assert (a @ a.T).shape == (3, 3)
+        assert all(get() == 1 for get, _ in blas_thread_controls())
+    assert [get() for get, _ in blas_thread_controls()] == before

@@ -38,7 +38,14 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["NeuralLM", "as_ids", "as_sequences", "check_vocab_size", "one_blas_thread"]
+__all__ = [
+    "NeuralLM",
+    "as_ids",
+    "as_sequences",
+    "blas_thread_controls",
+    "check_vocab_size",
+    "one_blas_thread",
+]
 
 
 def check_vocab_size(vocab_size: object) -> int:
@@ -88,39 +95,47 @@ def as_sequences(data: object, vocab_size: int) -> list[np.ndarray]:
     return out
 
 
-@contextlib.contextmanager
-def one_blas_thread() -> Iterator[None]:
-    """Run numpy's matrix products on one thread (OpenBLAS on Linux; elsewhere nothing changes).
-
-    These matrices are small: a second BLAS thread saves little, and on a busy machine its
-    busy-waiting costs several times the work. One thread also gives the same sums in the same
-    order on any machine with the same BLAS, whatever its number of cores.
-    """
-    lib = None
+def blas_thread_controls() -> list[tuple]:
+    """(get, set) of the thread count of every OpenBLAS loaded in this process (Linux only)."""
+    controls = []
     with contextlib.suppress(OSError):
         with open("/proc/self/maps") as maps:
             paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
         for path in sorted(paths):
             with contextlib.suppress(OSError):
-                cand = ctypes.CDLL(path)
-                for get, set_ in [
-                    ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
-                    ("openblas_get_num_threads", "openblas_set_num_threads"),
+                lib = ctypes.CDLL(path)
+                for prefix, suffix in [
+                    ("scipy_openblas", "64_"),
+                    ("scipy_openblas", ""),
+                    ("openblas", ""),
                 ]:
-                    if hasattr(cand, get) and hasattr(cand, set_):
-                        lib = getattr(cand, get), getattr(cand, set_)
+                    get, set_ = (
+                        f"{prefix}_get_num_threads{suffix}",
+                        f"{prefix}_set_num_threads{suffix}",
+                    )
+                    if hasattr(lib, get) and hasattr(lib, set_):
+                        controls.append((getattr(lib, get), getattr(lib, set_)))
                         break
-            if lib:
-                break
-    if lib is None:
-        yield
-        return
-    before = lib[0]()
-    lib[1](1)
+    return controls
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """Run numpy's matrix products on one thread (OpenBLAS on Linux; elsewhere nothing changes).
+
+    These matrices are small: a second BLAS thread saves little, and on a busy machine its
+    busy-waiting costs several times the work. One thread also keeps a run's sums from
+    depending on how many cores the machine has.
+    """
+    controls = blas_thread_controls()
+    before = [get() for get, _ in controls]
+    for _, set_ in controls:
+        set_(1)
     try:
         yield
     finally:
-        lib[1](before)
+        for (_, set_), n in zip(controls, before, strict=True):
+            set_(n)
 
 
 def _positive_int(value: object, name: str) -> int:
