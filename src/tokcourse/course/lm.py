@@ -5,7 +5,7 @@ one on text cut by its own tokenizer and measures it. Two models, one interface:
 
 * :class:`NGramLM`, a count model: interpolated Kneser-Ney smoothing over token ids, the
   standard smoothing for n-grams (Chen and Goodman, "An Empirical Study of Smoothing
-  Techniques for Language Modeling", 1998). Fits a million tokens in about a second.
+  Techniques for Language Modeling", 1998). Fits a million tokens in a fraction of a second.
 * :class:`~tokcourse.course.neural_lm.NeuralLM`, a tiny neural model in numpy (Bengio et al.,
   2003), with tied or untied input and output embeddings (:mod:`.neural_lm`).
 
