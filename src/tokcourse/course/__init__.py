@@ -37,4 +37,8 @@ Models, in miniature:
   token cost (chapter 09)
 * ``glitch``         glitch-token candidates: unreachable and partial-UTF-8 tokens,
   near-duplicates, and rows ranked by distance to untrained embeddings (chapter 10)
+* ``lm``             the language models the book trains: a Kneser-Ney n-gram model, bits per
+  byte on held-out text (chapters 08-10)
+* ``neural_lm``      a tiny neural LM in numpy with tied or untied embeddings, trained by
+  hand-written backpropagation and Adam (chapters 08-10)
 """
