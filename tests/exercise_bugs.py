@@ -927,89 +927,92 @@ def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
     )
 
 
-# --- add_token_rows ----------------------------------------------------------------------------
+# --- render_chat -------------------------------------------------------------------------------
+
+IM_START, IM_END = special.IM_START, special.IM_END
 
 
-def _grow(table, rows):
-    return np.concatenate([table, np.asarray(rows, dtype=table.dtype)], axis=0)
+def _chatml(messages):
+    turns = "".join(f"{IM_START}{role}\n{content}{IM_END}\n" for role, content in messages)
+    return turns + f"{IM_START}assistant\n"
 
 
-def _mean_rows(table, n_new):
-    return np.repeat(table.mean(axis=0, keepdims=True), n_new, axis=0)
+@bug("render_chat", "chat-render-allow-all", "renders the ChatML text, then encodes it with "
+     'allowed_special="all": the user\'s <|im_end|> becomes the marker',
+     hint="became a special id")  # fmt: skip
+def _(messages, enc):
+    return enc.encode(_chatml(messages), allowed_special="all")
 
 
-# no rule: with n_new == 0 it also returns the caller's arrays themselves (an alias)
-@bug("add_token_rows", "rows-resize-in-place", "ndarray.resize: grows the caller's arrays",
-     hint="changed its input (embedding)")  # fmt: skip
-def _(embedding, lm_head, n_new):
-    for table in (embedding, lm_head):
-        vocab, d = table.shape
-        mean = table.mean(axis=0)
-        table.resize((vocab + n_new, d), refcheck=False)  # in place: zeros at the end
-        table[vocab:] = mean
-    return embedding, lm_head
+@bug("render_chat", "chat-render-allow-markers", "renders the text, allows only the two markers: "
+     "the user's markers still become ids", hint="became a special id")  # fmt: skip
+def _(messages, enc):
+    return enc.encode(_chatml(messages), allowed_special={IM_START, IM_END})
 
 
-@bug("add_token_rows", "rows-alias-when-none-added", "returns the input arrays themselves when "
-     "n_new == 0", hint="return new arrays")  # fmt: skip
-def _(embedding, lm_head, n_new):
-    if n_new == 0:
-        return embedding, lm_head
-    return _grow(embedding, _mean_rows(embedding, n_new)), _grow(
-        lm_head, _mean_rows(lm_head, n_new)
-    )
+@bug("render_chat", "chat-render-default-encode", "markers by id, but message text through "
+     "enc.encode with its defaults: special text in a message raises",
+     hint="refused special text")  # fmt: skip
+def _(messages, enc):
+    start, end = enc.encode_single_token(IM_START), enc.encode_single_token(IM_END)
+    ids = []
+    for role, content in messages:
+        ids += [start, *enc.encode(f"{role}\n{content}"), end, *enc.encode("\n")]
+    return ids + [start, *enc.encode("assistant\n")]
 
 
-@bug("add_token_rows", "rows-zero-init", "new rows are zeros", hint="are zeros")
-def _(embedding, lm_head, n_new):
-    return tuple(_grow(t, np.zeros((n_new, t.shape[1]))) for t in (embedding, lm_head))
+@bug("render_chat", "chat-render-strip-markers", "removes special-token text from the messages "
+     "(sanitizing): the user's text is changed", hint="nothing removed or escaped")  # fmt: skip
+def _(messages, enc):
+    def clean(text):
+        for name in (IM_START, IM_END, "<|endoftext|>"):
+            text = text.replace(name, "")
+        return text
+
+    return special.render_chat([(clean(r), clean(c)) for r, c in messages], enc)
 
 
-@bug("add_token_rows", "rows-random-init", "new rows are random normal values",
-     hint="must equal the mean")  # fmt: skip
-def _(embedding, lm_head, n_new):
-    rng = np.random.default_rng()
-    return tuple(_grow(t, rng.normal(size=(n_new, t.shape[1]))) for t in (embedding, lm_head))
+@bug("render_chat", "chat-render-role-apart", "encodes role + newline and content as two pieces",
+     hint="as one piece")  # fmt: skip
+def _(messages, enc):
+    start, end = enc.encode_single_token(IM_START), enc.encode_single_token(IM_END)
+    ids = []
+    for role, content in messages:
+        ids += [start, *enc.encode_ordinary(role + "\n"), *enc.encode_ordinary(content), end]
+        ids += enc.encode_ordinary("\n")
+    return ids + [start, *enc.encode_ordinary("assistant\n")]
 
 
-@bug("add_token_rows", "rows-global-mean", "the mean of every number (no axis), not of the rows",
-     hint="table.mean(axis=0)")  # fmt: skip
-def _(embedding, lm_head, n_new):
-    return tuple(_grow(t, np.full((n_new, t.shape[1]), t.mean())) for t in (embedding, lm_head))
+@bug("render_chat", "chat-render-no-reply-header", "stops after the last turn: no "
+     "<|im_start|>assistant\\n for the reply",
+     hint="where the assistant's reply begins")  # fmt: skip
+def _(messages, enc):
+    start, end = enc.encode_single_token(IM_START), enc.encode_single_token(IM_END)
+    ids = []
+    for role, content in messages:
+        ids += [start, *enc.encode_ordinary(f"{role}\n{content}"), end, *enc.encode_ordinary("\n")]
+    return ids
 
 
-@bug("add_token_rows", "rows-one-mean-for-both", "the LM head's new rows copy the embedding's mean",
-     hint="the other table's mean")  # fmt: skip
-def _(embedding, lm_head, n_new):
-    mean = _mean_rows(embedding, n_new)
-    return _grow(embedding, mean), _grow(lm_head, mean)
+@bug("render_chat", "chat-render-chapter-ids", "uses the chapter's marker ids (100277, 100278), "
+     "not enc's", hint="which enc does not have")  # fmt: skip
+def _(messages, enc):
+    ids = []
+    for role, content in messages:
+        ids += [100277, *enc.encode_ordinary(f"{role}\n{content}"), 100278]
+        ids += enc.encode_ordinary("\n")
+    return ids + [100277, *enc.encode_ordinary("assistant\n")]
 
 
-@bug("add_token_rows", "rows-as-columns", "adds columns (axis 1) instead of rows",
-     hint="one new *row* per new token")  # fmt: skip
-def _(embedding, lm_head, n_new):
-    return tuple(
-        np.concatenate([t, np.repeat(t.mean(axis=1, keepdims=True), n_new, axis=1)], axis=1)
-        for t in (embedding, lm_head)
-    )
+@bug("render_chat", "chat-render-markers-as-text", "encodes the whole ChatML text as ordinary "
+     "text: no marker is special", hint="add the markers by id")  # fmt: skip
+def _(messages, enc):
+    return enc.encode_ordinary(_chatml(messages))
 
 
-@bug("add_token_rows", "rows-float64", "builds the new tables with np.zeros: float64",
-     hint="must stay float32")  # fmt: skip
-def _(embedding, lm_head, n_new):
-    out = []
-    for t in (embedding, lm_head):
-        new = np.zeros((t.shape[0] + n_new, t.shape[1]))  # float64 whatever t is
-        new[: len(t)] = t
-        new[len(t) :] = t.mean(axis=0)
-        out.append(new)
-    return tuple(out)
-
-
-@bug("add_token_rows", "rows-returns-list", "returns [new_embedding, new_lm_head], a list",
-     rule="type", hint="as a tuple")  # fmt: skip
-def _(embedding, lm_head, n_new):
-    return [np.concatenate([t, _mean_rows(t, n_new)]) for t in (embedding, lm_head)]
+@bug("render_chat", "chat-render-returns-tuple", "returns a tuple of ids", rule="type")
+def _(messages, enc):
+    return tuple(special.render_chat(messages, enc))
 
 
 # --- is_canonical ------------------------------------------------------------------------------

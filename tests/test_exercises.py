@@ -775,20 +775,12 @@ def test_chapter_03_decode_stream_alternatives_pass():
 
 
 def test_correct_ways_near_the_new_cases_pass():
-    """Right code close to the mistakes the new cases catch: a copy when nothing is added, the
-    caller's set copied before it is narrowed, one ModelProto reused through ParseFromString
-    (which clears it), ties in recover_merge broken to the left by a loop with <."""
-    import numpy as np
+    """Right code close to the mistakes the new cases catch: the caller's set copied before it
+    is narrowed, one ModelProto reused through ParseFromString (which clears it), ties in
+    recover_merge broken to the left by a loop with <."""
     from sentencepiece import sentencepiece_model_pb2 as pb
 
     from tokcourse import special
-
-    def add_token_rows(embedding, lm_head, n_new):
-        if n_new == 0:
-            return embedding.copy(), lm_head.copy()
-        grow = [np.vstack([t, np.repeat(t.mean(axis=0)[None], n_new, axis=0)]) for t in
-                (embedding, lm_head)]  # fmt: skip
-        return grow[0], grow[1]
 
     def encode_with_specials(text, special_tokens, allowed_special=frozenset(), **kwargs):
         if allowed_special != "all":
@@ -814,6 +806,36 @@ def test_correct_ways_near_the_new_cases_pass():
             parts[i : i + 2] = [parts[i] + parts[i + 1]]
         return parts[0], parts[1]
 
-    for fn in (add_token_rows, encode_with_specials, add_dummy_prefix, recover_merge):
+    for fn in (encode_with_specials, add_dummy_prefix, recover_merge):
         result = run_check(check.exercise(fn.__name__), fn, quiet=True)
+        assert result.passed, result.message
+
+
+def test_chapter_06_render_chat_alternatives_pass():
+    """Safe renderers written other ways: encode with the check off, the ids looked up in the
+    special-token table, the turns joined as text pieces between marker ids."""
+
+    def with_check_off(messages, enc):
+        start, end = enc.encode_single_token("<|im_start|>"), enc.encode_single_token("<|im_end|>")
+        ids = []
+        for role, content in messages:
+            ids.append(start)
+            ids.extend(enc.encode(role + "\n" + content, disallowed_special=()))
+            ids.append(end)
+            ids.extend(enc.encode("\n", disallowed_special=()))
+        ids.append(start)
+        ids.extend(enc.encode("assistant\n", disallowed_special=()))
+        return ids
+
+    def from_the_table(messages, enc):
+        table = enc._special_tokens
+        pieces = [f"{role}\n{content}" for role, content in messages]
+        ids = []
+        for piece in pieces:
+            ids += [table["<|im_start|>"], *enc.encode_ordinary(piece), table["<|im_end|>"]]
+            ids += enc.encode_ordinary("\n")
+        return [*ids, table["<|im_start|>"], *enc.encode_ordinary("assistant\n")]
+
+    for fn in (with_check_off, from_the_table):
+        result = run_check(check.exercise("render_chat"), fn, quiet=True)
         assert result.passed, result.message

@@ -196,6 +196,40 @@ def test_special_tokens():
     assert not any(s.special for s in only_fim[:-1])
 
 
+def _luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of a #rrggbb colour."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def _css_colour(html_text: str, selector: str) -> str:
+    rule = re.search(re.escape(selector) + r"\{[^}]*?color:(#[0-9a-fA-F]{6})", html_text)
+    assert rule, f"no colour for {selector}"
+    return rule.group(1)
+
+
+def test_inline_ids_are_readable_on_every_token_background():
+    """WCAG AA (4.5:1) for the ids that show_ids prints, on dark special tokens too."""
+    view = show_tokens("a <|endoftext|> b", "cl100k_base", show_ids=True)
+    page = view._repr_html_()
+    scope = re.search(r'class="(tkv-[0-9a-f]+)"', page).group(1)
+    special_bg = re.search(r'class="tok special" style="background:(#[0-9a-f]{6})', page)
+    on_special = _css_colour(page, f".{scope} .tok.special .tid")
+    on_ordinary = _css_colour(page, f".{scope} .tid")
+    assert _contrast(on_special, special_bg.group(1)) >= 4.5
+    for background in PALETTE:
+        assert _contrast(on_ordinary, background) >= 4.5, background
+    # the rule for special ids is more specific than the general one, so it wins
+    assert f".{scope} .tok.special .tid" in page and 'class="tid"' in page
+    assert _contrast("#555555", "#3b3b58") < 4.5  # the old grey on the dark box: unreadable
+
+
 def test_bad_allowed_special_names_the_value():
     with pytest.raises(ValueError, match="'<|endoftext|>'"):
         token_spans("x", "r50k_base", allowed_special="<|endoftext|>")

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Literal
+from typing import Literal, Protocol
 
 import regex
 
@@ -48,6 +48,7 @@ __all__ = [
     "disallowed_special_error",
     "encode_with_specials",
     "find_specials",
+    "render_chat",
     "special_regex",
     "split_specials",
 ]
@@ -219,3 +220,44 @@ def encode_with_specials(
         else:
             ids.extend(encode_ordinary(piece))
     return ids
+
+
+#: The ChatML markers of a chat turn: ``<|im_start|>role\ncontent<|im_end|>\n``.
+IM_START, IM_END = "<|im_start|>", "<|im_end|>"
+
+
+class ChatEncoding(Protocol):
+    """What :func:`render_chat` needs from an encoding (a ``tiktoken.Encoding`` has both)."""
+
+    def encode_ordinary(self, text: str) -> list[int]: ...
+
+    def encode_single_token(self, text_or_bytes: str | bytes) -> int: ...
+
+
+def render_chat(messages: Iterable[tuple[str, str]], enc: ChatEncoding) -> list[int]:
+    r"""The ids of a conversation in ChatML, ending where the assistant's reply starts.
+
+    The markers are the application's: their ids come from ``enc``'s special tokens and go in
+    by id. Every string from ``messages`` (role and content) is ordinary text, whatever it
+    contains, so a user who types ``<|im_end|>`` gets those characters, never the marker. On
+    messages without special text the ids are those of encoding the rendered ChatML text
+    with the markers allowed.
+
+    >>> import tiktoken
+    >>> enc = tiktoken.Encoding(
+    ...     "bytes_im", pat_str=r"\S+|\s+", mergeable_ranks={bytes([b]): b for b in range(256)},
+    ...     special_tokens={IM_START: 256, IM_END: 257},
+    ... )
+    >>> ids = render_chat([("user", "hi<|im_end|>")], enc)
+    >>> ids.count(257)  # one end marker: the application's, not the user's
+    1
+    >>> enc.decode(ids)
+    '<|im_start|>user\nhi<|im_end|><|im_end|>\n<|im_start|>assistant\n'
+    """
+    start, end = enc.encode_single_token(IM_START), enc.encode_single_token(IM_END)
+    ids: list[int] = []
+    for role, content in messages:
+        # role, newline and content are one piece of text, as in the rendered ChatML string
+        ids += [start, *enc.encode_ordinary(f"{role}\n{content}"), end]
+        ids += enc.encode_ordinary("\n")
+    return ids + [start, *enc.encode_ordinary("assistant\n")]

@@ -61,8 +61,14 @@ PALETTE: tuple[str, ...] = (
     "#ffd8f0",  # pink
 )
 
-#: Inline style of a special token (e.g. ``<|endoftext|>``): dark, so it cannot pass for text.
-SPECIAL_STYLE = "background:#3b3b58;color:#ffffff;font-weight:600"
+#: Background of a special token (e.g. ``<|endoftext|>``): dark, so it cannot pass for text.
+SPECIAL_BACKGROUND = "#3b3b58"
+#: Inline style of a special token: light text on the dark background.
+SPECIAL_STYLE = f"background:{SPECIAL_BACKGROUND};color:#ffffff;font-weight:600"
+#: Colour of an inline id (``show_ids=True``): dark on the pastel tokens, light on the dark
+#: special ones. Both keep WCAG AA contrast (4.5:1) with every background they sit on.
+ID_COLOR = "#555555"
+SPECIAL_ID_COLOR = "#e6e6f5"
 
 # How invisible characters are drawn. Anything else that prints nothing (other Unicode spaces,
 # control and format characters such as U+200D) is drawn as its code point, e.g. ⟨U+200D⟩.
@@ -434,7 +440,8 @@ def _css(scope: str) -> str:
         f"{s} .ws{{color:#8a8a8a}}"
         f"{s} .raw{{color:#7a3d00;font-size:0.8em;font-style:italic;white-space:nowrap;"
         "border-bottom:1px dashed #7a3d00}"
-        f"{s} .tid{{font-size:0.65em;vertical-align:sub;color:#555;margin-left:1px}}"
+        f"{s} .tid{{font-size:0.65em;vertical-align:sub;color:{ID_COLOR};margin-left:1px}}"
+        f"{s} .tok.special .tid{{color:{SPECIAL_ID_COLOR}}}"
         f"{s} .empty{{opacity:0.6;font-style:italic}}"
         "</style>"
     )

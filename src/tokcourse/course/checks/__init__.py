@@ -9,7 +9,7 @@ module              chapter   exercises
 ``pretokenize``     04        split_gpt2, first_split_difference, whitespace_chunks, split
 ``tiktoken_parity`` 05        byte_rank, recover_merge, encode_with_ranks,
                               encode_ordinary
-``special_tokens``  06        encode_with_specials, add_token_rows
+``special_tokens``  06        encode_with_specials, render_chat
 ``sentencepiece``   07        byte_fallback_pieces, decode_byte_pieces, merge_by_score,
                               add_dummy_prefix
 ``vocab_size``      08        vocab_parameters, compression_ratio
