@@ -6,7 +6,8 @@ trainer (``bpe_model_trainer.cc``, ``trainer_interface.cc``). One function per s
 
 1. :func:`meta_pieces`: ``<unk>``, ``<s>``, ``</s>``, control, user-defined and byte pieces
    take the first ids (``InitMetaPieces``);
-2. :func:`load_sentences`: skip empty lines, lines longer than ``max_sentence_length`` UTF-8
+2. :func:`load_sentences`: strip trailing ``\\r`` and ``\\n`` (as sentencepiece's Python
+   ``sentence_iterator`` does), skip empty lines, lines longer than ``max_sentence_length`` UTF-8
    bytes and lines holding ``▅`` (U+2585, sentencepiece's unknown marker), counted in the
    result; :func:`normalize` each line (identity rule: spaces only) and replace every meta
    piece in it by a boundary character;
@@ -77,23 +78,43 @@ BOUNDARY = "\x1f"
 
 #: Every option we implement, with sentencepiece's default (sentencepiece_model.proto).
 DEFAULTS: dict[str, Any] = {
-    "model_type": "bpe", "vocab_size": 8000, "character_coverage": 0.9995,
-    "byte_fallback": False, "split_by_whitespace": True, "split_by_unicode_script": True,
-    "split_by_number": True, "split_digits": False, "treat_whitespace_as_suffix": False,
-    "allow_whitespace_only_pieces": False, "max_sentencepiece_length": 16,
-    "max_sentence_length": 4192, "user_defined_symbols": (), "control_symbols": (),
-    "unk_id": 0, "bos_id": 1, "eos_id": 2, "pad_id": -1, "unk_piece": "<unk>",
-    "bos_piece": "<s>", "eos_piece": "</s>", "pad_piece": "<pad>", "input_sentence_size": 0,
-    "num_threads": 16, "normalization_rule_name": "nmt_nfkc", "add_dummy_prefix": True,
+    "model_type": "bpe",
+    "vocab_size": 8000,
+    "character_coverage": 0.9995,
+    "byte_fallback": False,
+    "split_by_whitespace": True,
+    "split_by_unicode_script": True,
+    "split_by_number": True,
+    "split_digits": False,
+    "treat_whitespace_as_suffix": False,
+    "allow_whitespace_only_pieces": False,
+    "max_sentencepiece_length": 16,
+    "max_sentence_length": 4192,
+    "user_defined_symbols": (),
+    "control_symbols": (),
+    "unk_id": 0,
+    "bos_id": 1,
+    "eos_id": 2,
+    "pad_id": -1,
+    "unk_piece": "<unk>",
+    "bos_piece": "<s>",
+    "eos_piece": "</s>",
+    "pad_piece": "<pad>",
+    "input_sentence_size": 0,
+    "num_threads": 16,
+    "normalization_rule_name": "nmt_nfkc",
+    "add_dummy_prefix": True,
     "remove_extra_whitespaces": True,
-}  # fmt: skip
+}
 _NORMALIZER_FIELDS = ("add_dummy_prefix", "remove_extra_whitespaces")
 # the ranges sentencepiece's VerifySpec accepts (trainer_interface.cc)
 _RANGES = {
-    "vocab_size": (1, 2**31 - 1), "character_coverage": (0.98, 1.0),
-    "max_sentencepiece_length": (1, 512), "max_sentence_length": (10, 1073741824),
+    "vocab_size": (1, 2**31 - 1),
+    "character_coverage": (0.98, 1.0),
+    "max_sentencepiece_length": (1, 512),
+    "max_sentence_length": (10, 1073741824),
     "num_threads": (1, 1024),
-}  # fmt: skip
+}
 
 
 def _f32(x: float) -> float:
@@ -131,21 +152,25 @@ def check_options(options: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError(f"{name} must be in [{low}, {high}], not {value}")
         opts[name] = value
     if opts["model_type"] != "bpe":
-        raise ValueError(f"model_type must be 'bpe' (this is a BPE trainer), not {opts['model_type']!r}")
+        raise ValueError(
+            f"model_type must be 'bpe' (this is a BPE trainer), not {opts['model_type']!r}"
+        )
     if opts["normalization_rule_name"] != "identity":
         raise ValueError(
             f"normalization_rule_name={opts['normalization_rule_name']!r} needs sentencepiece's "
             "compiled normalization tables; only 'identity' is implemented (pass it explicitly)"
         )
     if opts["input_sentence_size"] != 0:
-        raise ValueError("input_sentence_size must be 0 (use every sentence); sampling is not implemented")
+        raise ValueError(
+            "input_sentence_size must be 0 (use every sentence); sampling is not implemented"
+        )
     return opts
 
 
 def meta_pieces(opts: Mapping[str, Any]) -> dict[int, tuple[str, int]]:
     """The reserved pieces by id: ``{id: (piece, type)}`` (``InitMetaPieces``).
 
-    >>> meta_pieces(check_options({"control_symbols": ["<sep>"]}))
+    >>> meta_pieces(dict(DEFAULTS, control_symbols=("<sep>",)))
     {0: ('<unk>', 2), 1: ('<s>', 3), 2: ('</s>', 3), 3: ('<sep>', 3)}
     """
     meta: dict[int, tuple[str, int]] = {}
@@ -155,7 +180,9 @@ def meta_pieces(opts: Mapping[str, Any]) -> dict[int, tuple[str, int]]:
         if i < 0:
             continue
         if i >= opts["vocab_size"] or i in meta or (kind != "unk" and piece == unk):
-            raise ValueError(f"{kind}_id={i} ({piece!r}) is taken, out of range or a second {unk!r}")
+            raise ValueError(
+                f"{kind}_id={i} ({piece!r}) is taken, out of range or a second {unk!r}"
+            )
         meta[i] = (piece, UNKNOWN if kind == "unk" else CONTROL)
     if opts["unk_id"] < 0 and not opts["byte_fallback"]:
         raise ValueError(f"unk_id=-1: {unk!r} must be defined unless byte_fallback is on")
@@ -168,7 +195,9 @@ def meta_pieces(opts: Mapping[str, Any]) -> dict[int, tuple[str, int]]:
         if piece in seen or piece == unk:
             raise ValueError(f"{piece!r} is defined twice (or is the unk piece) in the symbols")
         seen.add(piece)
-        named = [k for k in ("bos", "eos", "pad") if opts[f"{k}_id"] >= 0 and piece == opts[f"{k}_piece"]]
+        named = [
+            k for k in ("bos", "eos", "pad") if opts[f"{k}_id"] >= 0 and piece == opts[f"{k}_piece"]
+        ]
         if named:  # control_symbols=["<s>"] changes the type of <s>, keeping its id
             meta[opts[f"{named[0]}_id"]] = (piece, kind)
             continue
@@ -223,6 +252,7 @@ def load_sentences(
     for number, line in enumerate(lines, 1):
         if not isinstance(line, str):
             raise TypeError(f"line {number} is a {type(line).__name__}, not a str")
+        line = line.rstrip("\r\n")  # as sentencepiece's Python sentence_iterator does
         try:
             size = len(line.encode("utf-8"))
         except UnicodeEncodeError as err:
@@ -236,7 +266,9 @@ def load_sentences(
         else:
             sentences.append((line, 1))
     if not sentences:
-        raise ValueError("no sentences to train on: the corpus is empty (or every line was skipped)")
+        raise ValueError(
+            "no sentences to train on: the corpus is empty (or every line was skipped)"
+        )
     longest_first = sorted(set(meta), key=len, reverse=True)
     matcher = re.compile("|".join(map(re.escape, longest_first)))
     out = [(matcher.sub(BOUNDARY, normalize(s, opts)), w) for s, w in sentences]
@@ -324,7 +356,9 @@ def split_into_words(text: str, suffix: bool = False, whitespace_only: bool = Fa
     return words
 
 
-def count_words(sentences: Iterable[tuple[str, int]], opts: Mapping[str, Any]) -> list[tuple[str, int]]:
+def count_words(
+    sentences: Iterable[tuple[str, int]], opts: Mapping[str, Any]
+) -> list[tuple[str, int]]:
     """Distinct words with their counts, most frequent first, then in code point order."""
     counts: Counter[str] = Counter()
     for text, weight in sentences:
@@ -376,7 +410,9 @@ def is_valid_piece(piece: str, opts: Mapping[str, Any]) -> bool:
     return True
 
 
-def final_pieces(merges: list[tuple[str, int]], required: Mapping[str, int]) -> list[tuple[str, float]]:
+def final_pieces(
+    merges: list[tuple[str, int]], required: Mapping[str, int]
+) -> list[tuple[str, float]]:
     """Merged pieces, then required characters by count (then code point), scored 0, -1, ...
 
     >>> final_pieces([("ab", 3)], {"a": 3, "b": 3})
