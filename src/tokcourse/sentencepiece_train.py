@@ -331,7 +331,7 @@ def split_into_words(text: str, suffix: bool = False, whitespace_only: bool = Fa
     """
     words: list[str] = []
     if suffix:
-        words.append("") if text else None
+        words = [""] if text else []
         in_run = False
         for i, char in enumerate(text):
             if char == SPACE:
