@@ -24,6 +24,8 @@ a module imports only modules listed before it):
 * ``basic``       the byte-level tokenizer; ``regex`` the one that splits first
 * ``pretrained``  GPT-2, GPT-4, GPT-4o from tiktoken's ranks; merge recovery
 * ``sentencepiece_bpe``  SentencePiece BPE from a ``.model`` file: sentencepiece's exact ids (ch07)
+* ``sentencepiece_merge``  SentencePiece's BPE merge loop: its candidate and tie rules (ch07)
+* ``sentencepiece_train``  a SentencePiece BPE trainer: the model ``spm_train`` writes (ch07)
 * ``unigram``     unigram segmentation: Viterbi, n-best, sampling; sentencepiece's exact ids (ch11)
 * ``unigram_train``  a small unigram trainer: seed pieces, one EM step, pruning (ch11)
 * ``wordpiece``   BERT's WordPiece: normalizer, pre-tokenizer, greedy longest match; HF's exact
