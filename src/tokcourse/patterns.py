@@ -54,7 +54,7 @@ _GPT2_PARTS = [
     r"\s",  # any single white space left over (e.g. the space before a word)
 ]
 GPT2_SPLIT_PATTERN = "|".join(_GPT2_PARTS)
-"""GPT-2's split pattern (tiktoken ``gpt2`` / ``r50k_base``).
+"""GPT-2's split pattern: the pattern of tiktoken's ``gpt2`` and ``r50k_base`` encodings.
 
 Known bugs it keeps on purpose: only the ASCII apostrophe starts a contraction, and only in
 lower case (``"DON'T"`` splits into ``DON``, ``'``, ``T``).
