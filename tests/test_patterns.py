@@ -219,14 +219,29 @@ def test_timed_pattern_splits_like_the_plain_one_and_stops_on_backtracking() -> 
     assert patterns.TimedPattern(slow.compiled)._limit("x" * 10**6) == pytest.approx(11.0)
 
 
-# --- chapter 04's exercises: split_gpt2, first_split_difference, whitespace_chunks ---------------
+# --- chapter 04's exercises: scan_gpt2, first_split_difference, whitespace_chunks ----------------
+
+_SCAN_ALPHABET = st.sampled_from(
+    list("aZé字ß_x'’!.(7½Ⅻ²٣😀 \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u2028\u3000\u0301")
+    + ["'s", "'S", "'ll", "'re", "’t"]
+)
 
 
-@given(valid_text)
-@settings(max_examples=200, deadline=None)
-def test_split_gpt2_is_the_r50k_split(text: str) -> None:
-    assert patterns.split_gpt2(text) == split(text, GPT2_SPLIT_PATTERN)
-    assert tiktoken_splits_like_us(GPT2_SPLIT_PATTERN, [text]) == []
+@given(st.lists(_SCAN_ALPHABET, max_size=14).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_scan_gpt2_is_the_gpt2_split(text: str) -> None:
+    assert patterns.scan_gpt2(text) == split(text, GPT2_SPLIT_PATTERN)
+
+
+def test_scan_gpt2_on_the_corpora() -> None:
+    for text in (assets.botchan_text(), assets.python_code(max_bytes=100_000)):
+        assert patterns.scan_gpt2(text) == split(text, GPT2_SPLIT_PATTERN)
+
+
+def test_white_space_is_regex_s() -> None:
+    every = (chr(c) for c in range(0x110000))
+    assert {c for c in every if regex.match(r"\s", c)} == patterns.WHITE_SPACE
+    assert all(chr(c).isspace() and chr(c) not in patterns.WHITE_SPACE for c in range(0x1C, 0x20))
 
 
 def _ends(chunks: list[str]) -> set[int]:

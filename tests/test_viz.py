@@ -6,9 +6,10 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+import regex
 import tiktoken
 
-from tokcourse.course.chunks import show_chunks
+from tokcourse.course.chunks import alternatives, explain, show_chunks
 from tokcourse.course.viz import (
     PALETTE,
     TokenView,
@@ -17,6 +18,7 @@ from tokcourse.course.viz import (
     visible,
 )
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, SPLIT_PATTERNS, split
+from tokcourse.unicode_pin import pin_unicode
 
 # "gpt2" needs the offline assets; r50k_base holds the same ranks and is always available.
 ENCODINGS = ("r50k_base", "cl100k_base", "o200k_base")
@@ -360,6 +362,43 @@ def test_default_encodings_are_gpt2_gpt4_gpt4o():
 
 
 # --- show_chunks: the split before BPE (chapter 04) ------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_alternatives_rebuild_the_pattern(name):
+    parts = alternatives(SPLIT_PATTERNS[name])
+    assert "|".join(parts) == SPLIT_PATTERNS[name]
+    assert len(parts) == {"gpt2": 7, "cl100k_base": 8, "o200k_base": 7}[name]
+    assert all(regex.compile(part) for part in parts)  # each one a regex on its own
+
+
+def test_alternatives_ignore_bars_in_groups_classes_and_escapes():
+    assert alternatives(r"a|(b|c)|[|]|\||d") == ["a", "(b|c)", "[|]", r"\|", "d"]
+    assert alternatives(r"[]|]|[^]|]|(?:x|(y|z))") == ["[]|]", "[^]|]", "(?:x|(y|z))"]
+    assert alternatives("abc") == ["abc"] and alternatives("a|") == ["a", ""]
+    with pytest.raises(TypeError, match="must be a str"):
+        alternatives(None)
+
+
+@pytest.mark.parametrize("text", HARD_TEXTS)
+@pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
+def test_explain_names_the_alternative_that_matched_each_chunk(text, name):
+    found = explain(text, name)
+    assert [chunk for _, chunk in found.chunks] == split(text, SPLIT_PATTERNS[name])
+    pinned, position = pin_unicode(text), 0
+    for number, chunk in found.chunks:
+        tried = [regex.compile(a).match(pinned, position) for a in found.alternatives[:number]]
+        assert all(m is None or m.end() == position for m in tried[:-1])  # earlier ones fail
+        assert tried[-1].end() == position + len(chunk)  # the named one makes the chunk
+        position += len(chunk)
+
+
+def test_explain_counts_groups_inside_alternatives():
+    found = explain("ab12 c", r"(a)(b)|(\d)+|\s|\w")
+    assert found.chunks == ((1, "ab"), (2, "12"), (3, " "), (4, "c"))
+    assert str(found).splitlines()[0] == "  1  'ab'"
+    with pytest.raises(ValueError, match="skips"):
+        explain("a!", r"a")
 
 
 @pytest.mark.parametrize("text", HARD_TEXTS)

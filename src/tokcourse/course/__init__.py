@@ -20,6 +20,8 @@ Exercise checks (``from tokcourse import check``; ``check.merge(merge)``):
 Display and results:
 
 * ``viz``            token spans as coloured HTML, for one or more encodings
+* ``chunks``         a split pattern's chunks as coloured HTML, its alternatives, and which
+  alternative made each chunk (chapters 04 and 05)
 * ``forest``         merge trees: layout and drawing
 * ``plotting``       plotly set-up for notebooks and the static book
 * ``benchmarks``     the measured numbers of ``benchmarks/`` (``results.json``) for chapter 13

@@ -1,4 +1,4 @@
-"""Regex pre-tokenization (chapter 04): split_gpt2, first_split_difference, whitespace_chunks.
+"""Regex pre-tokenization (chapter 04): whitespace_chunks, scan_gpt2, first_split_difference.
 
 ``split`` (GPT-4's pattern) is kept for the chapters that build a GPT-4 tokenizer.
 
@@ -9,6 +9,7 @@ Cases (curated edge cases, then seeded random inputs) and hints for each exercis
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -113,7 +114,7 @@ def _split_hint_gpt2(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
-# --- split_gpt2 (GPT-2's pattern, chapter 04's exercise) ----------------------------------------
+# --- scan_gpt2 (GPT-2's split without a regex, chapter 04's exercise) ---------------------------
 
 _GPT2_TEXTS = (
     "",
@@ -122,7 +123,10 @@ _GPT2_TEXTS = (
     "she'll've",
     "DON'T",
     "I’m",
+    "'sound 'tis",
+    " 's !!'s",
     "1999 and 12345678",
+    "1½ Ⅻ! ٣٤ x²",
     "a   b",
     "x  ",
     "a\n\n\nb",
@@ -131,23 +135,58 @@ _GPT2_TEXTS = (
     "line\r\nnext",
     "def f():\n    return 1\n",
     "안녕하세요 👋 Ünïcödé",
+    "e\u0301t\u00e9",
     "$$$ !!! ... 'quoted'",
     "snake_case x2 3rd",
-    "a\u00a0b \u3000c",
+    "a\u00a0b \u3000c\u2028d\x85e",
+    "a\x1cb \x1d\x1e\x1f c",
+)
+_SCAN_PIECES = (
+    *_SPLIT_PIECES,
+    "'s",
+    "'ll",
+    " '",
+    "½",
+    "Ⅻ",
+    "²",
+    "\x1c",
+    "\x1f",
+    "\x85",
+    "\u2028",
+    "\u3000",
+    "\u00a0",
+    "e\u0301",
 )
 
 
-def _split_gpt2_cases() -> Iterator[Case]:
+def _scan_gpt2_cases() -> Iterator[Case]:
     for text in _GPT2_TEXTS:
         yield Case((text,))
     rng = random.Random(4)
-    for _ in range(120):
-        yield Case(("".join(rng.choice(_SPLIT_PIECES) for _ in range(rng.randrange(1, 8))),))
+    for _ in range(150):
+        yield Case(("".join(rng.choice(_SCAN_PIECES) for _ in range(rng.randrange(1, 8))),))
 
 
 def _ascii_letters(pattern: str) -> str:
     """``pattern`` with ASCII letters where it says ``\\p{L}`` (a classic mistake)."""
     return pattern.replace(r"\p{L}++", "[a-zA-Z]++").replace(r"\p{L}\p{N}", r"a-zA-Z\p{N}")
+
+
+def _isspace(pattern: str) -> str:
+    """``pattern`` with ``str.isspace()``'s white space: ``\\s`` plus U+001C to U+001F."""
+    return (
+        pattern.replace(r"[^\s", r"[^\s\x1c-\x1f")
+        .replace(r"(?!\S)", r"(?![^\s\x1c-\x1f])")
+        .replace(r"\s++$", r"[\s\x1c-\x1f]++$")
+        .replace(r"\s+(", r"[\s\x1c-\x1f]+(")
+        .removesuffix(r"|\s")
+        + r"|[\s\x1c-\x1f]"
+    )
+
+
+def _decimal_numbers(pattern: str) -> str:
+    """``pattern`` with numbers that are decimal digits only (``str.isdecimal``: Nd)."""
+    return pattern.replace(r" ?\p{N}++", r" ?\p{Nd}++").replace(r"\p{L}\p{N}]", r"\p{L}\p{Nd}]")
 
 
 def _split_or_none(text: str, pattern: str) -> list[str] | None:
@@ -157,14 +196,15 @@ def _split_or_none(text: str, pattern: str) -> list[str] | None:
         return None
 
 
-def _split_gpt2_hint_variants(case: Case, expected: Any, got: Any) -> str | None:
+def _scan_gpt2_hint_variants(case: Case, expected: Any, got: Any) -> str | None:
     (text,) = case.args
     gpt2 = patterns.GPT2_SPLIT_PATTERN
     variants = (  # (a pattern making this mistake, what to say when the answer matches it)
         (
-            patterns.GPT4_SPLIT_PATTERN,
-            "that is GPT-4's pattern (cl100k_base), chapter 05's subject; this exercise is "
-            "GPT-2's (tiktoken.get_encoding('gpt2')._pat_str).",
+            _isspace(gpt2),
+            "white space is Unicode's White_Space (regex's \\s), not str.isspace(): the "
+            "characters U+001C to U+001F are not white space to the pattern, they are 'other' "
+            "characters (tokcourse.patterns.WHITE_SPACE holds the 25 that are).",
         ),
         (
             gpt2.replace("'(?:", "'(?i:"),
@@ -173,24 +213,44 @@ def _split_gpt2_hint_variants(case: Case, expected: Any, got: Any) -> str | None
         ),
         (
             gpt2.replace(r"\s+(?!\S)|", r"\s+|"),
-            "a run of white space before a word leaves its last space to the word: "
-            "\\s+(?!\\S), not \\s+. \"a   b\" is 'a', '  ', ' b'.",
+            "a run of white space before something else leaves its last character to the "
+            "next chunk (the lookahead \\s+(?!\\S)): \"a   b\" is 'a', '  ', ' b'.",
         ),
         (
             _ascii_letters(gpt2),
-            "letters are \\p{L}, the letters of every script, not [a-zA-Z]: with ASCII "
-            'letters only, "Ünïcödé" falls apart into punctuation chunks.',
+            "letters are Unicode category L, the letters of every script, not a-z and A-Z: "
+            'with ASCII letters only, "Ünïcödé" falls apart.',
         ),
         (
-            gpt2.replace(r" ?\p{L}++", r" ?\w++"),
-            "a word is \\p{L}+, letters only: \\w also takes digits and '_', which GPT-2 "
-            "keeps out of words (\"x2\" is 'x', '2').",
+            _decimal_numbers(gpt2),
+            "numbers are Unicode category N (Nd, Nl and No): '½', 'Ⅻ' and '²' are numbers "
+            "too. str.isdecimal() and str.isdigit() miss some; use "
+            "unicodedata.category(c).startswith('N').",
+        ),
+        (
+            gpt2.replace("'(?:", "['’](?:"),
+            'GPT-2\'s contractions start with the ASCII apostrophe \' only: "I’m" is "I", '
+            '"’", "m". The typographic ’ is an \'other\' character.',
+        ),
+        (
+            patterns.GPT4_SPLIT_PATTERN,
+            "that is GPT-4's split (cl100k_base), chapter 05's subject; this exercise is GPT-2's.",
         ),
     )
     said = [say for pattern, say in variants if got == _split_or_none(text, pattern)]
-    if len(said) > 1 and said[0] == variants[0][1]:
-        said = said[1:]  # a smaller mistake explains the answer better than "the wrong pattern"
+    if len(said) > 1 and said[-1] == variants[-1][1]:
+        said = said[:-1]  # a smaller mistake explains the answer better than "GPT-4's split"
     return " Also: ".join(said) or None
+
+
+def _scan_gpt2_hint_numbers(case: Case, expected: Any, got: Any) -> str | None:
+    (text,) = case.args
+    if any(unicodedata.category(c)[0] == "N" and not c.isdecimal() for c in text):
+        return (
+            "this text holds a number character that is not a decimal digit ('½', 'Ⅻ', '²'): "
+            "numbers are every Unicode category N, unicodedata.category(c).startswith('N')."
+        )
+    return None
 
 
 # --- first_split_difference ----------------------------------------------------------------------
@@ -348,15 +408,15 @@ EXERCISES: dict[str, Entry] = {
             hints=(re_module_hint, _split_hint_coverage, _split_hint_variants, _split_hint_gpt2),
         ),
     ),
-    "split_gpt2": Entry(
-        "split_gpt2(text) -> chunks",
+    "scan_gpt2": Entry(
+        "scan_gpt2(text) -> chunks",
         lambda: Exercise(
-            "split_gpt2",
-            patterns.split_gpt2,
-            _split_gpt2_cases,
+            "scan_gpt2",
+            patterns.scan_gpt2,
+            _scan_gpt2_cases,
             normalize=list,
             returns=list_of(STR),
-            hints=(re_module_hint, _split_hint_coverage, _split_gpt2_hint_variants),
+            hints=(_split_hint_coverage, _scan_gpt2_hint_variants, _scan_gpt2_hint_numbers),
         ),
     ),
     "first_split_difference": Entry(
