@@ -122,7 +122,8 @@ def shipped_tokenizers() -> set[str]:
             continue
         module = importlib.import_module(f"tokcourse.{info.name}")
         for name, cls in inspect.getmembers(module, inspect.isclass):
-            if cls.__module__ == module.__name__ and not name.startswith("_"):
+            protocol = getattr(cls, "_is_protocol", False)  # a type to check against
+            if cls.__module__ == module.__name__ and not name.startswith("_") and not protocol:
                 if any(hasattr(cls, m) for m in ("encode", "encode_ordinary", "tokenize")):
                     found.add(name)
     # the bases encode through a subclass; FastEncoder is a column of the GPT-4 table
