@@ -1588,44 +1588,6 @@ def _(text, encode):
 # --- chapter 07: SentencePiece ------------------------------------------------------------------
 
 
-@bug("byte_fallback_pieces", "byte-pieces-lower-hex", "writes the hex digits in lower case",
-     hint="upper case")  # fmt: skip
-def _(text):
-    return [f"<0x{b:02x}>" for b in text.encode("utf-8")]
-
-
-@bug("byte_fallback_pieces", "byte-pieces-unpadded", "drops the leading zero: '<0xA>'",
-     hint="two hex digits")  # fmt: skip
-def _(text):
-    return [f"<0x{b:X}>" for b in text.encode("utf-8")]
-
-
-@bug("byte_fallback_pieces", "byte-pieces-code-points", "one piece per code point, not per byte",
-     hint="UTF-8 *bytes*")  # fmt: skip
-def _(text):
-    return [f"<0x{ord(c):02X}>" for c in text]
-
-
-@bug("byte_fallback_pieces", "byte-pieces-surrogatepass", "encodes a lone surrogate as three "
-     "bytes (errors='surrogatepass') instead of refusing it", hint="lone surrogate")  # fmt: skip
-def _(text):
-    return [f"<0x{b:02X}>" for b in text.encode("utf-8", "surrogatepass")]
-
-
-@bug("byte_fallback_pieces", "byte-pieces-latin1", "encodes with latin-1 where it can")
-def _(text):
-    try:
-        data = text.encode("latin-1")
-    except UnicodeEncodeError:
-        data = text.encode("utf-8")
-    return [f"<0x{b:02X}>" for b in data]
-
-
-@bug("byte_fallback_pieces", "byte-pieces-tuple", "returns a tuple", rule="type")
-def _(text):
-    return tuple(f"<0x{b:02X}>" for b in text.encode("utf-8"))
-
-
 def _piece_bytes(pieces):
     return bytes(int(p[3:5], 16) for p in pieces)
 
@@ -1717,64 +1679,91 @@ def _(symbols, scores):
     return symbols
 
 
-_SHARED_PROTO = []  # the bug below keeps one ModelProto for every call
+def _coverage_loop(counts, coverage, *, key=lambda kv: (-kv[1], kv[0]), stop=lambda s, c: s >= c):
+    total, kept, covered = sum(counts.values()), {}, 0
+    for char, n in sorted(counts.items(), key=key):
+        if stop(covered / total, coverage):
+            break
+        kept[char] = n
+        covered += n
+    return kept
 
 
-@bug("add_dummy_prefix", "dummy-prefix-shared-proto",
-     "one module-level ModelProto filled with MergeFromString: a field an earlier model set stays",
-     hint="kept a value from the previous call")  # fmt: skip
-def _(data):
-    from sentencepiece import sentencepiece_model_pb2 as pb
-
-    if not _SHARED_PROTO:
-        _SHARED_PROTO.append(pb.ModelProto())
-    proto = _SHARED_PROTO[0]
-    proto.MergeFromString(data)
-    return proto.normalizer_spec.add_dummy_prefix
+@bug("covered_characters", "coverage-strict", "stops only once the share is above the coverage",
+     hint="one character too many")  # fmt: skip
+def _(counts, coverage):
+    return _coverage_loop(counts, coverage, stop=lambda share, c: share > c)
 
 
-@bug("add_dummy_prefix", "dummy-prefix-docstring-hard-coded",
-     "answers the docstring's b'' by hand, then reads the field only where normalizer_spec is "
-     "written", hint="do not test for b''")  # fmt: skip
-def _(data):
-    from sentencepiece import sentencepiece_model_pb2 as pb
-
-    if data == b"":  # the example in the stub's docstring
-        return True
-    proto = pb.ModelProto.FromString(data)
-    return proto.HasField("normalizer_spec") and proto.normalizer_spec.add_dummy_prefix
-
-
-@bug("add_dummy_prefix", "dummy-prefix-field-26", "reads TrainerSpec field 26",
-     hint="allow_whitespace_only_pieces")  # fmt: skip
-def _(data):
-    from sentencepiece import sentencepiece_model_pb2 as pb
-
-    return pb.ModelProto.FromString(data).trainer_spec.allow_whitespace_only_pieces
+@bug("covered_characters", "coverage-drops-crossing", "drops the character that reaches the "
+     "coverage", hint="one character too few")  # fmt: skip
+def _(counts, coverage):
+    total, kept, covered = sum(counts.values()), {}, 0
+    for char, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        covered += n
+        if covered / total > coverage:
+            break
+        kept[char] = n
+    return kept
 
 
-@bug("add_dummy_prefix", "dummy-prefix-hasfield", "HasField: whether written, not the value",
-     hint="HasField says whether")  # fmt: skip
-def _(data):
-    from sentencepiece import sentencepiece_model_pb2 as pb
-
-    return pb.ModelProto.FromString(data).normalizer_spec.HasField("add_dummy_prefix")
-
-
-@bug("add_dummy_prefix", "dummy-prefix-neighbour", "reads remove_extra_whitespaces",
-     hint="field 4")  # fmt: skip
-def _(data):
-    from sentencepiece import sentencepiece_model_pb2 as pb
-
-    return pb.ModelProto.FromString(data).normalizer_spec.remove_extra_whitespaces
+@bug("covered_characters", "coverage-distinct", "a share of the distinct characters, not of "
+     "the occurrences", hint="share of the occurrences")  # fmt: skip
+def _(counts, coverage):
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return dict(ranked[: math.ceil(coverage * len(counts))])
 
 
-@bug("add_dummy_prefix", "dummy-prefix-int", "returns the raw byte of the field as an int",
+@bug("covered_characters", "coverage-ties-unordered", "ties in the dict's order",
+     hint="smaller character first")  # fmt: skip
+def _(counts, coverage):
+    return _coverage_loop(counts, coverage, key=lambda kv: -kv[1])
+
+
+@bug("covered_characters", "coverage-items", "returns a list of (character, count) pairs",
      rule="type")  # fmt: skip
-def _(data):
-    from sentencepiece import sentencepiece_model_pb2 as pb
+def _(counts, coverage):
+    return list(_coverage_loop(counts, coverage).items())
 
-    return int(pb.ModelProto.FromString(data).normalizer_spec.add_dummy_prefix)
+
+@bug("covered_characters", "coverage-pops", "pops the counts it keeps", rule="pure")
+def _(counts, coverage):
+    kept = _coverage_loop(counts, coverage)
+    for char in kept:
+        counts.pop(char)
+    return kept
+
+
+@bug("best_pair", "best-pair-first-max", "max by frequency: the first in the dict on a tie",
+     hint="not the first one in the dict")  # fmt: skip
+def _(freqs):
+    return max(freqs, key=freqs.get)
+
+
+@bug("best_pair", "best-pair-longer", "on a tie, the longer piece", hint="*shorter*")
+def _(freqs):
+    return min(freqs, key=lambda p: (-freqs[p], -len(p[0] + p[1]), p[0] + p[1]))
+
+
+@bug("best_pair", "best-pair-bytes", "length in UTF-8 bytes", hint="not UTF-8 bytes")
+def _(freqs):
+    return min(freqs, key=lambda p: (-freqs[p], len((p[0] + p[1]).encode()), p[0] + p[1]))
+
+
+@bug("best_pair", "best-pair-tuple-order", "compares the pairs, not the pieces they make",
+     hint="not the pairs")  # fmt: skip
+def _(freqs):
+    return min(freqs, key=lambda p: (-freqs[p], len(p[0] + p[1]), p))
+
+
+@bug("best_pair", "best-pair-larger", "on a tie, the larger piece", hint="*smaller* piece")
+def _(freqs):
+    return max(freqs, key=lambda p: (freqs[p], -len(p[0] + p[1]), p[0] + p[1]))
+
+
+@bug("best_pair", "best-pair-list", "returns a list [left, right]", rule="type")
+def _(freqs):
+    return list(min(freqs, key=lambda p: (-freqs[p], len(p[0] + p[1]), p[0] + p[1])))
 
 
 # --- chapter 09: when tokenization bites --------------------------------------------------------

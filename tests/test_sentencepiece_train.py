@@ -27,6 +27,7 @@ import sentencepiece as spm
 from sentencepiece import sentencepiece_model_pb2 as pb
 
 from tokcourse import sentencepiece_merge
+from tokcourse import sentencepiece_train as spt
 from tokcourse.course.data import corpora
 from tokcourse.sentencepiece_bpe import SentencePieceBPE
 from tokcourse.sentencepiece_train import (
@@ -416,3 +417,24 @@ def test_refusals_of_the_corpus() -> None:
         train_bpe(["ok", "a\ud800b"], **BASE)
     with pytest.raises(TypeError, match="line 1 is a bytes"):
         train_bpe([b"ab"], **BASE)
+
+
+def test_covered_characters_is_the_coverage_rule_of_required_characters():
+    counts = {"c": 1, "b": 3, "a": 6}
+    assert spt.covered_characters(counts, 0.9) == {"a": 6, "b": 3}  # the share reaches 0.9
+    assert spt.covered_characters(counts, 0.91) == {"a": 6, "b": 3, "c": 1}
+    assert spt.covered_characters({"b": 2, "a": 2}, 0.5) == {"a": 2}  # ties: code point order
+    required, dropped = required_characters([("aabbc", 1)], 0.8)
+    assert required == spt.covered_characters({"a": 2, "b": 2, "c": 1}, 0.8) == {"a": 2, "b": 2}
+    assert dropped == {"c": 1}
+
+
+def test_best_pair_is_the_first_merge_learned():
+    words = [("▁the", 3), ("▁that", 2), ("▁hat", 1)]
+    pairs: dict[tuple[str, str], int] = {}
+    for word, n in words:
+        for a, b in zip(word, word[1:], strict=False):
+            pairs[a, b] = pairs.get((a, b), 0) + n
+    first = sentencepiece_merge.learn_merges(words, 1, lambda p: True, UNK_CHAR)
+    assert first == [("".join(sentencepiece_merge.best_pair(pairs)), max(pairs.values()))]
+    assert sentencepiece_merge.best_pair({("é", "é"): 2, ("a", "bc"): 2}) == ("é", "é")

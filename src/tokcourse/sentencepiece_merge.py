@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import functools
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-__all__ = ["learn_merges", "unicode_script"]
+__all__ = ["best_pair", "learn_merges", "unicode_script"]
 
 _COMMON, _INHERITED, _HAN = "Common", "Inherited", "Han"
 
@@ -63,6 +63,18 @@ def unicode_script(char: str, previous: object) -> object:
     """
     script = _script(char)
     return previous if script == _INHERITED else script
+
+
+def best_pair(freqs: Mapping[tuple[str, str], int]) -> tuple[str, str]:
+    """The pair sentencepiece merges next: the highest frequency, then the shorter piece in
+    characters, then the smaller piece (``left + right``) in code point order.
+
+    This is the order of the heap in :func:`learn_merges` (``QueueEntryComparator``).
+
+    >>> best_pair({("t", "h"): 5, ("▁", "t"): 5, ("h", "e"): 4})
+    ('t', 'h')
+    """
+    return min(freqs, key=lambda pair: (-freqs[pair], len(pair[0] + pair[1]), pair[0] + pair[1]))
 
 
 def learn_merges(

@@ -11,9 +11,9 @@ trainer (``bpe_model_trainer.cc``, ``trainer_interface.cc``). One function per s
    bytes and lines holding ``▅`` (U+2585, sentencepiece's unknown marker), counted in the
    result; :func:`normalize` each line (identity rule: spaces only) and replace every meta
    piece in it by a boundary character;
-3. :func:`required_characters`: keep the most frequent characters until
-   ``character_coverage`` of all characters is covered; the rest become ``▅``, which no piece
-   may contain (:func:`mark_unknown`);
+3. :func:`required_characters`: keep the most frequent characters until they cover
+   ``character_coverage`` of all (:func:`covered_characters`); the rest become ``▅``, which
+   no piece may contain (:func:`mark_unknown`);
 4. :func:`count_words`: with ``split_by_whitespace``, cut at ``▁`` (:func:`split_into_words`)
    and count each distinct word;
 5. :func:`learn_merges` (in :mod:`tokcourse.sentencepiece_merge`): the merge loop. A pair may
@@ -58,6 +58,7 @@ __all__ = [
     "Trained",
     "check_options",
     "count_words",
+    "covered_characters",
     "final_pieces",
     "is_valid_piece",
     "learn_merges",
@@ -282,13 +283,31 @@ def load_sentences(
     return out, too_long, reserved
 
 
+def covered_characters(counts: Mapping[str, int], coverage: float) -> dict[str, int]:
+    """The most frequent characters (on a tie, the smaller code point first), taken until
+    they cover ``coverage`` of all occurrences; the character that reaches it is kept.
+
+    sentencepiece compares before adding each character, as C floats: it stops when
+    ``float(covered / total) >= float(coverage)``.
+
+    >>> covered_characters({"c": 1, "b": 3, "a": 6}, 0.9)
+    {'a': 6, 'b': 3}
+    """
+    total = sum(counts.values())
+    kept: dict[str, int] = {}
+    covered = 0
+    for char, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if _f32(covered / total) >= _f32(coverage):
+            break
+        kept[char] = n
+        covered += n
+    return kept
+
+
 def required_characters(
     sentences: Iterable[tuple[str, int]], coverage: float
 ) -> tuple[dict[str, int], dict[str, int]]:
-    """The characters kept (most frequent first) until ``coverage`` is reached, and the rest.
-
-    sentencepiece compares the covered share and the option as C floats, before adding each
-    character: ``float(covered / total) >= float(coverage)``.
+    """The characters kept (:func:`covered_characters` of their counts), and the rest.
 
     >>> required_characters([("aaab", 1)], 0.98)
     ({'a': 3, 'b': 1}, {})
@@ -298,20 +317,12 @@ def required_characters(
         for char, n in Counter(text).items():
             counts[char] += n * weight
     counts.pop("\0", None)  # never counted: NUL cannot be in a piece
-    total = sum(counts.values())
-    if total == 0:
+    if not counts:
         raise ValueError("the corpus has no characters to count (after normalization)")
-    required: dict[str, int] = {}
-    covered = 0
-    limit = _f32(coverage)
+    kept = covered_characters(counts, coverage)  # a meta piece's boundary counts, is no piece
+    required = {c: n for c, n in kept.items() if c != BOUNDARY}
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    for char, n in ranked:
-        if _f32(covered / total) >= limit:
-            break
-        covered += n
-        if char != BOUNDARY:
-            required[char] = n
-    dropped = {c: n for c, n in ranked if c not in required and c != BOUNDARY}
+    dropped = {c: n for c, n in ranked if c not in kept and c != BOUNDARY}
     return required, dropped
 
 

@@ -5,6 +5,8 @@
 >>> DecodeParity(lists=3, ids=7, mismatches=0).line()
 "the same text as sentencepiece's decode on 3 random id lists (7 ids)"
 
+:func:`same_model` compares our trainer with sentencepiece's, byte for byte.
+
 The chapter prints one line per claim and folds the details (a row per language, samples of
 the generated strings) into a dropdown. Both sides are duck-typed: anything with
 ``encode(str) -> list[int]`` and ``decode(list[int]) -> str``, such as
@@ -28,6 +30,7 @@ __all__ = [
     "fuzz_strings",
     "parity",
     "random_id_lists",
+    "same_model",
     "table",
     "total",
 ]
@@ -216,3 +219,24 @@ def random_id_lists(
     if favourites:
         pools.append(lambda: rng.choice(list(favourites)))
     return [[rng.choice(pools)() for _ in range(rng.randrange(0, 12))] for _ in range(n)]
+
+
+def same_model(lines: Sequence[str], **options: Any) -> bool:
+    """Whether :func:`tokcourse.sentencepiece_train.train_bpe` and sentencepiece's trainer
+    write the same ``.model`` bytes for ``lines`` and ``options`` (``model_type="bpe"``).
+
+    >>> same_model(["hi there", "hi"], vocab_size=12, normalization_rule_name="identity")
+    True
+    """
+    import io
+
+    import sentencepiece as spm
+
+    from tokcourse.sentencepiece_train import train_bpe
+
+    options = {"model_type": "bpe", **options}
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=out, minloglevel=2, **options
+    )
+    return out.getvalue() == train_bpe(lines, **options).model.SerializeToString()

@@ -10,8 +10,8 @@ module              chapter   exercises
 ``tiktoken_parity`` 05        byte_rank, recover_merge, encode_with_ranks,
                               encode_ordinary
 ``special_tokens``  06        encode_with_specials, render_chat
-``sentencepiece``   07        byte_fallback_pieces, decode_byte_pieces, merge_by_score,
-                              add_dummy_prefix
+``sentencepiece``   07        covered_characters, best_pair, decode_byte_pieces,
+                              merge_by_score
 ``vocab_size``      08        vocab_parameters, compression_ratio
 ``bites``           09        unstable_prefixes, format_costs
 ``glitch``          10        is_partial_utf8, is_reachable, rank_by_untrained

@@ -1,5 +1,5 @@
-"""SentencePiece (chapter 07): byte_fallback_pieces, decode_byte_pieces, merge_by_score,
-add_dummy_prefix.
+"""SentencePiece (chapter 07): covered_characters, best_pair, decode_byte_pieces,
+merge_by_score.
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -7,58 +7,17 @@ Cases (curated edge cases, then seeded random inputs) and hints for each exercis
 
 from __future__ import annotations
 
-import functools
+import math
 import random
 from collections.abc import Iterator
 from itertools import pairwise
 from typing import Any
 
-from tokcourse import bpe
+from tokcourse import bpe, sentencepiece_merge
 from tokcourse import sentencepiece_bpe as spb
-from tokcourse.course.exercises import BOOL, STR, Case, Entry, Exercise, Raised, list_of
-
-# --- byte_fallback_pieces -----------------------------------------------------------------------
-
-_TEXTS = ("", "a", "\n", "\x00", "é", "€", "안", "🤗", "ꙮ", "a b", "\x7f\xff", "👨\u200d👩")
-
-
-#: Lone surrogates (half of a UTF-16 pair, as a JSON "\\ud83d" decodes): a str Python allows
-#: but that has no UTF-8 bytes. text.encode("utf-8") refuses it, and so does sentencepiece.
-_SURROGATES = ("\ud800", "a\udfffb", "\ud83d", "\ud83d\ude00", "🤗\udc80")
-
-
-def _byte_fallback_cases() -> Iterator[Case]:
-    yield from (Case((text,)) for text in _TEXTS)
-    yield from (Case((text,)) for text in _SURROGATES)
-    rng = random.Random(7)
-    alphabet = "ab \n\t€é안녕🤗ꙮ\x00\x1f\u0301"
-    for _ in range(40):
-        yield Case(("".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 8))),))
-
-
-def _byte_fallback_hint(case: Case, expected: Any, got: Any) -> str | None:
-    text = case.args[0]
-    if isinstance(expected, Raised) and any("\ud800" <= c <= "\udfff" for c in text):
-        return (
-            f"{text!r} holds a lone surrogate (U+D800..U+DFFF, half of a UTF-16 pair): it has "
-            "no UTF-8 bytes, so there are no byte pieces to give. text.encode('utf-8') raises "
-            "UnicodeEncodeError, as sentencepiece refuses such a str; do not hide it with "
-            "errors='surrogatepass', 'replace' or 'ignore', nor encode the code point by hand."
-        )
-    if not isinstance(got, list) or not all(isinstance(p, str) for p in got):
-        return None
-    byte_like = [p for p in got if p.startswith("<0x") and p.endswith(">")]
-    if len(got) == len(text) != len(expected):
-        return (
-            "one piece per character: byte fallback spells the UTF-8 *bytes* of the text, "
-            "text.encode('utf-8'), and '안' is three of them."
-        )
-    if any(p[3:-1] != p[3:-1].upper() for p in byte_like):
-        return "the hex digits are upper case in sentencepiece's pieces: '<0x0A>', format :02X."
-    if any(len(p) != 6 for p in byte_like):
-        return "every byte piece has exactly two hex digits: '<0x0A>', not '<0xA>' (use :02X)."
-    return None
-
+from tokcourse import sentencepiece_train as spt
+from tokcourse.course.answers import tuple_of
+from tokcourse.course.exercises import INT, STR, Case, Entry, Exercise, dict_of, list_of
 
 # --- decode_byte_pieces -------------------------------------------------------------------------
 
@@ -212,97 +171,121 @@ def _one_pass(symbols: list[str], scores: dict) -> list[str]:
     return out
 
 
-# --- add_dummy_prefix ---------------------------------------------------------------------------
+# --- covered_characters ------------------------------------------------------------------------
+
+#: Small counts, where a share and the coverage are never within a float32 step of each other
+#: unless they are equal, so plain Python floats give sentencepiece's answer.
+_COVERAGES = (0.5, 0.6, 0.75, 0.8, 0.9, 0.98, 0.99, 1.0)
 
 
-@functools.cache
-def _model(
-    dummy: bool | None, remove: bool | None, allow_ws: bool | None, more: tuple = ()
-) -> bytes:
-    """A small ModelProto with the three booleans set (None: the field left out).
-
-    ``more``: extra pieces, which make a case bigger than the classic mistakes' own cases.
-    """
-    from sentencepiece import sentencepiece_model_pb2 as pb
-
-    proto = pb.ModelProto()
-    for piece, kind in (("<unk>", 2), ("<s>", 3), ("▁a", 1), *((p, 1) for p in more)):
-        proto.pieces.add(piece=piece, score=0.0, type=kind)
-    proto.normalizer_spec.name = "identity"
-    if dummy is not None:
-        proto.normalizer_spec.add_dummy_prefix = dummy
-    if remove is not None:
-        proto.normalizer_spec.remove_extra_whitespaces = remove
-    if allow_ws is not None:
-        proto.trainer_spec.allow_whitespace_only_pieces = allow_ws
-    return proto.SerializeToString()
+def _covered_cases() -> Iterator[Case]:
+    yield from (
+        Case(({"a": 1}, 0.98)),
+        Case(({"c": 1, "b": 3, "a": 6}, 0.9)),  # 'b' reaches 0.9 exactly: 'c' is not needed
+        Case(({"a": 3, "b": 1}, 0.75)),
+        Case(({"b": 2, "a": 2}, 0.5)),  # a tie: 'a' first, by code point
+        Case(({"z": 5, "y": 5, "x": 5, "▁": 40, "e": 20}, 0.9)),  # the tie crosses the line
+        Case(({"a": 96, "b": 1, "c": 1, "d": 1, "e": 1}, 0.98)),
+        Case(({"a": 50, "b": 30, "c": 20}, 1.0)),
+        Case(({"a": 90, "b": 5, "c": 3, "d": 2}, 0.98)),
+        Case(({"한": 4, "a": 4, "é": 4, "🤗": 4, " ": 4}, 0.6)),
+    )
+    rng = random.Random(11)
+    alphabet = "abcdexyz▁é안🤗"
+    for _ in range(60):
+        chars = rng.sample(alphabet, rng.randrange(1, len(alphabet)))
+        counts = {c: rng.choice((1, 1, 2, 3, 5, 8, 13, 40)) for c in chars}
+        yield Case((counts, rng.choice(_COVERAGES)))
 
 
-@functools.cache
-def _bare_model() -> bytes:
-    """A ModelProto with pieces but no normalizer_spec at all: every normalizer default."""
-    from sentencepiece import sentencepiece_model_pb2 as pb
-
-    proto = pb.ModelProto()
-    for piece, kind in (("<unk>", 2), ("<s>", 3), *(("▁" + c, 1) for c in "abcdefgh")):
-        proto.pieces.add(piece=piece, score=0.0, type=kind)
-    proto.trainer_spec.allow_whitespace_only_pieces = False
-    return proto.SerializeToString()
-
-
-def _dummy_prefix_cases() -> Iterator[Case]:
-    # The first three are each the smallest input one classic mistake fails on, chosen so
-    # the hint can tell which mistake it was (see _dummy_prefix_hint).
-    yield Case((_model(None, True, True),))  # absent: the default True; HasField says False
-    yield Case((_model(True, True, False),))  # allow_whitespace_only_pieces (TrainerSpec 26)
-    yield Case((_model(True, False, True),))  # remove_extra_whitespaces (NormalizerSpec 4)
-    for dummy in (False, True):
-        for remove in (False, True):
-            for allow_ws in (False, True):
-                yield Case((_model(dummy, remove, allow_ws),))
-    # Bigger than the cases above, so those stay the smallest each classic mistake fails on.
-    yield Case((_bare_model(),))  # no normalizer_spec at all: its defaults, True (as for b"")
-    # a model without the field right after one that sets it False: a ModelProto kept between
-    # calls and filled with MergeFromString still holds the False (the last case sets True)
-    for dummy in (False, None, False, None, True):
-        yield Case((_model(dummy, False, False, ("▁b", "▁c", "▁d", "▁e")),))
+def _by_count_only(counts: dict, coverage: float) -> dict:
+    """Most frequent first, ties in the dict's order (no code point tie-break)."""
+    total, kept, covered = sum(counts.values()), {}, 0
+    for char, n in sorted(counts.items(), key=lambda kv: -kv[1]):
+        if covered / total >= coverage:
+            break
+        kept[char] = n
+        covered += n
+    return kept
 
 
-def _dummy_prefix_hint(case: Case, expected: Any, got: Any) -> str | None:
-    if not isinstance(got, bool):
+def _covered_hint(case: Case, expected: Any, got: Any) -> str | None:
+    if not isinstance(got, dict):
         return None
-    from sentencepiece import sentencepiece_model_pb2 as pb
+    counts, coverage = case.args
+    distinct = sorted(counts, key=lambda c: (-counts[c], c))
+    if set(got) == set(distinct[: math.ceil(coverage * len(counts))]) != set(expected):
+        return (
+            "the coverage is a share of the occurrences (every time a character appears), not "
+            "of the distinct characters: a character seen 96 times weighs 96 times as much."
+        )
+    if len(got) == len(expected) + 1 and set(expected) < set(got):
+        return (
+            "one character too many: stop as soon as the covered share reaches the coverage "
+            "(covered / total >= coverage), before adding the next character."
+        )
+    if len(got) + 1 == len(expected) and set(got) < set(expected):
+        return (
+            "one character too few: the character whose count makes the share reach the "
+            "coverage is kept. Test the share before adding each character."
+        )
+    if len(got) == len(expected) and set(got) == set(_by_count_only(counts, coverage)):
+        return (
+            "on equal counts sentencepiece takes the smaller character first (code point "
+            "order): sort by (-count, character)."
+        )
+    return None
 
-    proto = pb.ModelProto.FromString(case.args[0])
-    allow = proto.trainer_spec.allow_whitespace_only_pieces
-    present = proto.normalizer_spec.HasField("add_dummy_prefix")
-    remove = proto.normalizer_spec.remove_extra_whitespaces
-    if got == allow and got != present and got != remove:
+
+# --- best_pair ----------------------------------------------------------------------------------
+
+
+def _best_pair_cases() -> Iterator[Case]:
+    yield from (
+        Case(({("a", "b"): 1},)),
+        Case(({("a", "b"): 2, ("b", "c"): 3},)),
+        Case(({("a", "b"): 3, ("b", "c"): 3},)),  # a tie: the smaller piece, 'ab'
+        Case(({("c", "d"): 3, ("a", "b"): 3},)),  # ... wherever it is in the dict
+        Case(({("ab", "c"): 4, ("x", "y"): 4},)),  # a tie: the shorter piece, 'xy'
+        Case(({("é", "é"): 2, ("a", "bc"): 2},)),  # 'éé': two characters, four bytes
+        Case(({("ab", "d"): 2, ("a", "ce"): 2},)),  # the piece 'abd' < 'ace', the pair is not
+        Case(({("▁", "t"): 5, ("t", "h"): 5, ("h", "e"): 4},)),
+        Case(({("z", "z"): 0, ("▁▁", "▁"): 0, ("a", "a"): 0},)),  # all 0: still the shortest
+    )
+    rng = random.Random(12)
+    parts = ["a", "b", "c", "é", "▁", "ab", "▁t", "he", "안", "🤗", "xyz"]
+    for _ in range(60):
+        freqs: dict[tuple[str, str], int] = {}
+        for _ in range(rng.randrange(1, 7)):
+            pair = (rng.choice(parts), rng.choice(parts))
+            if all(a + b != pair[0] + pair[1] for a, b in freqs):  # one pair per piece
+                freqs[pair] = rng.randrange(0, 4)
+        yield Case((freqs,))
+
+
+def _best_pair_hint(case: Case, expected: Any, got: Any) -> str | None:
+    freqs = case.args[0]
+    if not isinstance(got, tuple) or got not in freqs or got == expected:
+        return None
+    if freqs[got] < freqs[expected]:
+        return "the highest frequency wins first; length and order only break ties."
+    a, b = got[0] + got[1], expected[0] + expected[1]
+    if len(a.encode()) < len(b.encode()) and len(a) >= len(b):
         return (
-            "field 26 of TrainerSpec is allow_whitespace_only_pieces; add_dummy_prefix is "
-            "field 3 of NormalizerSpec (proto.normalizer_spec.add_dummy_prefix)."
+            "length in characters (code points), not UTF-8 bytes: 'éé' is two characters "
+            "(sentencepiece's char_len), though it is four bytes."
         )
-    if got == present and got != allow and got != remove:
+    if len(a) > len(b):
+        return "on equal frequency the *shorter* piece (fewer characters) goes first."
+    if len(a) == len(b) and got < expected and a > b:
         return (
-            "HasField says whether the field is written in the file, not its value; an "
-            "absent add_dummy_prefix means its default, True. Read the attribute itself."
+            "compare the pieces the pairs make (left + right), not the pairs: ('ab', 'd') "
+            "makes 'abd', which comes before 'ace'."
         )
-    if got == remove and got != allow and got != present:
-        return "that is remove_extra_whitespaces (field 4), the field after add_dummy_prefix."
-    if not present and got is False and expected is True:
-        if not proto.HasField("normalizer_spec"):
-            return (
-                "this model has no normalizer_spec at all, so every field of it is at its "
-                "default: add_dummy_prefix is True, by the same rule that makes the docstring's "
-                "add_dummy_prefix(b'') True. Read the field from a parsed proto; do not test "
-                "for b'' or for the message being there."
-            )
+    if len(a) == len(b) and a > b:
         return (
-            "add_dummy_prefix is absent from this model, so it is True. If your function says "
-            "True for this model on its own, it kept a value from the previous call: a "
-            "ModelProto made once (at module level) and filled with MergeFromString keeps "
-            "every field an earlier model set. Make a new pb.ModelProto() in each call, or use "
-            "ParseFromString, which clears it first."
+            "on equal frequency and length, the *smaller* piece in code point order goes first "
+            "(min, not max; not the first one in the dict)."
         )
     return None
 
@@ -310,17 +293,6 @@ def _dummy_prefix_hint(case: Case, expected: Any, got: Any) -> str | None:
 #: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
 #: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
-    "byte_fallback_pieces": Entry(
-        "byte_fallback_pieces(text) -> pieces such as ['<0xC3>', '<0xA9>']",
-        lambda: Exercise(
-            "byte_fallback_pieces",
-            spb.byte_fallback_pieces,
-            _byte_fallback_cases,
-            normalize=list,
-            returns=list_of(STR),
-            hints=(_byte_fallback_hint,),
-        ),
-    ),
     "decode_byte_pieces": Entry(
         "decode_byte_pieces(pieces) -> text",
         lambda: Exercise(
@@ -342,14 +314,26 @@ EXERCISES: dict[str, Entry] = {
             hints=(_merge_hint,),
         ),
     ),
-    "add_dummy_prefix": Entry(
-        "add_dummy_prefix(model_bytes) -> bool",
+    "covered_characters": Entry(
+        "covered_characters(counts, coverage) -> {character: count} kept",
         lambda: Exercise(
-            "add_dummy_prefix",
-            spb.add_dummy_prefix,
-            _dummy_prefix_cases,
-            returns=BOOL,
-            hints=(_dummy_prefix_hint,),
+            "covered_characters",
+            spt.covered_characters,
+            _covered_cases,
+            normalize=dict,
+            returns=dict_of(STR, INT),
+            hints=(_covered_hint,),
+        ),
+    ),
+    "best_pair": Entry(
+        "best_pair(freqs) -> the pair merged next",
+        lambda: Exercise(
+            "best_pair",
+            sentencepiece_merge.best_pair,
+            _best_pair_cases,
+            normalize=tuple,
+            returns=tuple_of(STR, STR),
+            hints=(_best_pair_hint,),
         ),
     ),
 }
