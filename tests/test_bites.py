@@ -6,6 +6,7 @@ import csv
 import io
 import json
 
+import numpy as np
 import pytest
 import tiktoken
 from hypothesis import given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from tokcourse.course.bites import (
     FORMATS,
+    bootstrap_ratio,
     digit_groups,
     format_costs,
     render_records,
@@ -92,3 +94,23 @@ def test_bad_records_are_named(records, match):
 def test_unknown_format_is_named():
     with pytest.raises(ValueError, match="'xml'"):
         render_records(RECORDS, "xml")
+
+
+def test_bootstrap_ratio_brackets_the_ratio_and_is_repeatable():
+    rng = np.random.default_rng(1)
+    den = rng.integers(5, 20, size=300)
+    num = den * 2 + rng.integers(-3, 4, size=300)
+    low, high = bootstrap_ratio(num, den, seed=3)
+    assert low < num.sum() / den.sum() < high and high - low < 0.1
+    assert bootstrap_ratio(num, den, seed=3) == (low, high)
+    wider = bootstrap_ratio(num, den, seed=3, level=0.99)
+    assert wider[0] <= low and wider[1] >= high
+
+
+@pytest.mark.parametrize(
+    ("num", "den", "match"),
+    [([], [], "non-empty"), ([1, 2], [1], "one length"), ([1], [0], "positive sum")],
+)
+def test_bootstrap_ratio_refuses_bad_input(num, den, match):
+    with pytest.raises(ValueError, match=match):
+        bootstrap_ratio(num, den)

@@ -6,7 +6,9 @@ The chapter measures odd behaviours of real tokenizers; the pieces worth keeping
   not use (why a prompt should not end in the middle of a token, or in a space);
 - :func:`digit_groups`: how a tokenizer cuts a number into pieces, written ``"1+3"``;
 - :func:`render_records` and :func:`format_costs`: the same records as JSON, compact JSON,
-  YAML and CSV, and what each costs in tokens.
+  YAML and CSV, and what each costs in tokens;
+- :func:`bootstrap_ratio`: how far a ratio of two sums (a language's tokens over English's)
+  could move if other messages had been sampled.
 
 Every function takes ``encode``, any function from a str to a list of token ids (for example
 ``tiktoken.get_encoding("cl100k_base").encode_ordinary``), so it works for any tokenizer.
@@ -19,7 +21,16 @@ import io
 import json
 from collections.abc import Callable, Sequence
 
-__all__ = ["FORMATS", "digit_groups", "format_costs", "render_records", "unstable_prefixes"]
+import numpy as np
+
+__all__ = [
+    "FORMATS",
+    "bootstrap_ratio",
+    "digit_groups",
+    "format_costs",
+    "render_records",
+    "unstable_prefixes",
+]
 
 Encode = Callable[[str], list[int]]
 
@@ -130,3 +141,38 @@ def format_costs(records: Sequence[dict], encode: Encode) -> dict[str, int]:
     {'json': 22, 'compact_json': 9, 'yaml': 6, 'csv': 4}
     """
     return {fmt: len(encode(render_records(records, fmt))) for fmt in FORMATS}
+
+
+def bootstrap_ratio(
+    numerators: Sequence[float],
+    denominators: Sequence[float],
+    *,
+    n_resamples: int = 1000,
+    level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """A percentile bootstrap interval for ``sum(numerators) / sum(denominators)``.
+
+    The items are pairs (a message's tokens in a language, the same message's tokens in
+    English). Each of ``n_resamples`` rounds draws as many pairs as there are, with
+    replacement, and takes the ratio of the sums; the interval holds the central ``level`` of
+    those ratios. The same ``seed`` gives the same interval.
+
+    >>> bootstrap_ratio([2, 2, 2], [1, 1, 1])  # every pair has ratio 2: no spread
+    (2.0, 2.0)
+    """
+    num = np.asarray(numerators, dtype=float)
+    den = np.asarray(denominators, dtype=float)
+    if num.ndim != 1 or num.shape != den.shape or not len(num):
+        raise ValueError("numerators and denominators must be two non-empty lists of one length")
+    if (den < 0).any() or den.sum() <= 0:
+        raise ValueError("denominators must be >= 0 with a positive sum")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level!r}")
+    rng = np.random.default_rng(seed)
+    ratios = np.empty(n_resamples)
+    for r in range(n_resamples):  # one round at a time: memory stays that of one sample
+        pick = rng.integers(0, len(num), size=len(num))
+        ratios[r] = num[pick].sum() / max(den[pick].sum(), 1e-300)
+    low, high = np.quantile(ratios, [(1 - level) / 2, (1 + level) / 2])
+    return float(low), float(high)
