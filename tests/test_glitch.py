@@ -1,4 +1,4 @@
-"""Tests for tokcourse.course.glitch: partial UTF-8, reachability, near-duplicates, ranking."""
+"""Tests for tokcourse.course.glitch: partial UTF-8, reachability, ranking, AUC, drift."""
 
 from __future__ import annotations
 
@@ -85,12 +85,6 @@ def test_ordinary_tokens_skip_specials_and_gaps():
     assert list(tokens) == sorted(tokens)
 
 
-def test_near_duplicates():
-    assert glitch.near_duplicate_key("  x") == " x"  # one leading space only
-    groups = glitch.near_duplicate_groups({1: " The", 2: "the", 3: "THE", 4: "dog", 5: " dogs"})
-    assert groups == {"the": [1, 2, 3]}
-
-
 def test_untrained_distance_and_ranking():
     e = np.array([[1.0, 1.0], [3.0, 1.0], [2.0, 1.0], [2.0, 5.0], [2.0, 1.0]], np.float32)
     before = e.copy()
@@ -132,3 +126,63 @@ def test_wordpiece_ruled_out_on_berts_vocabulary():
     for token in ("##後", "##é", "##s"):
         ids = bert.encode("q" + token[2:], add_special_tokens=False).ids
         assert (bert.token_to_id(token) in ids) != glitch.wordpiece_ruled_out(token, bert)
+
+
+def _auc_by_pairs(scores, positive, negative):
+    """The definition, pair by pair: a positive scoring lower wins 1, a tie 1/2."""
+    wins = [(p < n) + 0.5 * (p == n) for p in scores[positive] for n in scores[negative]]
+    return sum(wins) / len(wins)
+
+
+@given(st.lists(st.integers(0, 5), min_size=2, max_size=30), st.randoms(use_true_random=False))
+def test_auc_is_the_pairwise_probability(values, rnd):
+    scores = np.array(values, dtype=np.float64)
+    ids = list(range(len(values)))
+    rnd.shuffle(ids)
+    cut = rnd.randrange(1, len(ids))
+    pos, neg = np.array(ids[:cut]), np.array(ids[cut:])
+    assert glitch.auc(scores, pos, neg) == pytest.approx(_auc_by_pairs(scores, pos, neg))
+    mask = np.zeros(len(values), bool)
+    mask[pos] = True  # boolean masks select the same rows
+    assert glitch.auc(scores, mask, ~mask) == pytest.approx(glitch.auc(scores, pos, neg))
+
+
+def test_auc_extremes_and_errors():
+    scores = np.array([0.0, 1.0, 2.0, 3.0])
+    assert glitch.auc(scores, [0, 1], [2, 3]) == 1.0
+    assert glitch.auc(scores, [2, 3], [0, 1]) == 0.0
+    assert glitch.auc(np.ones(4), [0, 1], [2, 3]) == 0.5  # all tied: chance
+    with pytest.raises(ValueError, match="positive and one negative"):
+        glitch.auc(scores, np.array([], dtype=int), [1])
+
+
+def test_held_out_auc_uses_only_half_of_the_reference():
+    rng = np.random.default_rng(0)
+    untrained = 0.05 * rng.standard_normal((20, 4))  # near 0
+    trained = 1.0 + rng.standard_normal((50, 4))
+    e = np.vstack([untrained, trained])
+    refs, others = list(range(20)), list(range(20, 70))
+    assert glitch.held_out_auc(e, refs, others) > 0.95
+    assert glitch.held_out_auc(e, refs, others, seed=1) > 0.95
+    # the reference half is chosen by the seed: the same seed, the same number
+    assert glitch.held_out_auc(e, refs, others, seed=3) == glitch.held_out_auc(
+        e, refs, others, seed=3
+    )
+    # a reference of random trained rows separates nothing held out from the rest
+    assert 0.2 < glitch.held_out_auc(e, list(range(20, 45)), list(range(45, 70))) < 0.8
+    with pytest.raises(ValueError, match="two reference rows"):
+        glitch.held_out_auc(e, [0], others)
+
+
+def test_drift_summary():
+    start = np.array([[1.0, 0.0], [0.0, 1.0], [3.0, 3.0], [1.0, 1.0]])
+    end = start + np.array([[2.0, 0.0], [2.0, 0.0], [0.0, 0.0], [-1.0, 0.0]])
+    summary = glitch.drift_summary(start, end, np.array([0, 1]))
+    assert summary["drift"] == 2.0 and summary["cosine"] == 1.0  # both moved by (2, 0)
+    assert summary["norm_before"] == 1.0
+    assert summary["norm_after"] == pytest.approx((9**0.5 + 5**0.5) / 2)
+    assert summary["spread"] == pytest.approx(2**0.5 / 2)
+    opposite = glitch.drift_summary(start, end, np.array([0, 3]))
+    assert opposite["cosine"] == -1.0
+    unmoved = glitch.drift_summary(start, end, np.array([2]))
+    assert unmoved["drift"] == 0.0 and np.isnan(unmoved["cosine"])

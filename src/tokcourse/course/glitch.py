@@ -1,14 +1,18 @@
 """Glitch-token candidates (chapter 10): what the tokenizer alone reveals, and what embeddings add.
 
-A glitch token is a token the model has (almost) never seen in training, so its embedding row
-is close to where it started. Two kinds of evidence point at candidates:
+An *under-trained* token is a property of the weights: a token that was rarely or never an
+input during training, so its input row was shaped by little or nothing but its start and,
+with tied embeddings, by the softmax. A *glitch* token is a behaviour: the model misbehaves on
+it. Under-training is the usual cause of the second. Two kinds of evidence point at candidates:
 
 * from the **tokenizer alone**: tokens that no text can produce as themselves
   (:func:`is_reachable`), byte fragments that are not text (:func:`is_partial_utf8`, and
   :data:`NEVER_IN_UTF8`, bytes that no UTF-8 text contains), tokens that never occur on a
-  corpus, very long tokens, and near-duplicates (:func:`near_duplicate_key`);
-* from the **embeddings**: rows that sit close to rows known to be untrained
-  (:func:`untrained_distance`, :func:`rank_by_untrained`).
+  corpus, and very long tokens;
+* from the **embeddings**: rows that sit close to rows known never to have been an input
+  (:func:`untrained_distance`, :func:`rank_by_untrained`), scored with :func:`auc` and
+  :func:`held_out_auc`; and, on a model one trains, how far each row moved from its start
+  (:func:`drift_summary`).
 
 >>> is_partial_utf8(b"\\xc3"), is_partial_utf8("é".encode())
 (True, False)
@@ -97,29 +101,6 @@ def ordinary_tokens(encoding: tiktoken.Encoding) -> dict[int, bytes]:
     return out
 
 
-def near_duplicate_key(text: str) -> str:
-    """The form two near-duplicate tokens share: one leading space dropped, case folded.
-
-    ``" The"``, ``"the"`` and ``"THE"`` all have the key ``"the"``.
-
-    >>> near_duplicate_key(" SolidGold"), near_duplicate_key("solidgold")
-    ('solidgold', 'solidgold')
-    """
-    return text.removeprefix(" ").casefold()
-
-
-def near_duplicate_groups(tokens: dict[int, str]) -> dict[str, list[int]]:
-    """Tokens grouped by :func:`near_duplicate_key`, only groups of two or more, ids sorted.
-
-    >>> near_duplicate_groups({5: "the", 7: " The", 9: "dog"})
-    {'the': [5, 7]}
-    """
-    groups: dict[str, list[int]] = {}
-    for i in sorted(tokens):
-        groups.setdefault(near_duplicate_key(tokens[i]), []).append(i)
-    return {key: ids for key, ids in groups.items() if len(ids) > 1}
-
-
 def wordpiece_ruled_out(token: str, tokenizer: Any) -> bool:
     """Whether a BERT-style tokenizer can never produce ``token``: its own rules forbid it.
 
@@ -186,3 +167,78 @@ def rank_by_untrained(embeddings: np.ndarray, reference_ids: Sequence[int]) -> l
     distance = untrained_distance(embeddings, reference_ids)
     # a stable sort: among equal distances, ids stay in increasing order
     return np.argsort(distance, kind="stable").tolist()
+
+
+def auc(scores: np.ndarray, positive: np.ndarray, negative: np.ndarray) -> float:
+    """P(a random positive row scores *lower* than a random negative one), ties counting half.
+
+    The area under the ROC curve for a score where low means "looks untrained" (a distance,
+    a norm): 1.0 separates perfectly, 0.5 is chance. ``positive`` and ``negative`` select
+    rows of ``scores`` (boolean masks or id arrays); neither may be empty.
+
+    >>> auc(np.array([0.1, 0.2, 0.9, 0.2]), np.array([0, 1]), np.array([2, 3]))
+    0.875
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    pos, neg = scores[np.asarray(positive)], np.sort(scores[np.asarray(negative)])
+    if pos.size == 0 or neg.size == 0:
+        raise ValueError("auc needs at least one positive and one negative row")
+    above = np.searchsorted(neg, pos, side="right")  # negatives scoring <= each positive
+    ties = above - np.searchsorted(neg, pos, side="left")
+    wins = (neg.size - above) + 0.5 * ties
+    return float(wins.sum() / (pos.size * neg.size))
+
+
+def held_out_auc(
+    embeddings: np.ndarray,
+    reference_ids: Sequence[int],
+    negative_ids: Sequence[int],
+    *,
+    seed: int = 0,
+) -> float:
+    """The distance indicator scored on rows it did not use: :func:`auc` on a held-out half.
+
+    The reference rows are shuffled with ``numpy.random.default_rng(seed)`` and cut in two
+    (the first half one row shorter when their number is odd); the mean of the first half is
+    the reference, and the second half, against ``negative_ids``, is scored by their
+    distance to it. Needs at least two reference rows.
+
+    >>> e = np.array([[0.0], [0.1], [0.2], [5.0], [6.0]])
+    >>> held_out_auc(e, [0, 1, 2], [3, 4])
+    1.0
+    """
+    refs = _check_embeddings(embeddings, reference_ids)
+    if len(refs) < 2:
+        raise ValueError("held_out_auc needs at least two reference rows to split")
+    shuffled = np.random.default_rng(seed).permutation(refs)
+    half = len(shuffled) // 2
+    distance = untrained_distance(embeddings, shuffled[:half].tolist())
+    return auc(distance, shuffled[half:], np.asarray(list(negative_ids), dtype=np.int64))
+
+
+def drift_summary(initial: np.ndarray, final: np.ndarray, rows: np.ndarray) -> dict[str, float]:
+    """How the selected ``rows`` of an embedding moved in training, as medians (float).
+
+    ``drift``: the distance of each row from its start; ``norm_before``, ``norm_after``: the
+    rows' lengths; ``spread``: each row's distance to the mean of the selected rows (after
+    training); ``cosine``: the mean cosine between the moves of two different rows (1.0: all
+    in one direction; ``nan`` when fewer than two rows moved).
+
+    >>> start = np.zeros((3, 2))
+    >>> drift_summary(start, np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 5.0]]), np.array([0, 1]))
+    {'drift': 1.5, 'norm_before': 0.0, 'norm_after': 1.5, 'spread': 0.5, 'cosine': 1.0}
+    """
+    before = np.asarray(initial, dtype=np.float64)[rows]
+    after = np.asarray(final, dtype=np.float64)[rows]
+    move = after - before
+    length = np.linalg.norm(move, axis=1)
+    moved = move[length > 0] / length[length > 0, None]
+    n = len(moved)
+    cosine = ((moved.sum(axis=0) ** 2).sum() - n) / (n * (n - 1)) if n > 1 else float("nan")
+    return {
+        "drift": float(np.median(length)),
+        "norm_before": float(np.median(np.linalg.norm(before, axis=1))),
+        "norm_after": float(np.median(np.linalg.norm(after, axis=1))),
+        "spread": float(np.median(np.linalg.norm(after - after.mean(axis=0), axis=1))),
+        "cosine": float(cosine),
+    }
