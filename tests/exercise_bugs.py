@@ -1486,103 +1486,45 @@ def _(text, merges):
 # --- chapter 08: vocabulary size ---------------------------------------------------------------
 
 
-def _positive(vocab_size, d_model):
-    if vocab_size < 1 or d_model < 1:
-        raise ValueError(f"sizes must be positive, got {vocab_size}, {d_model}")
+def _sizes_ok(body_params, d_model, vocab_size, bytes_per_token):
+    if body_params < 0 or d_model < 1 or vocab_size < 1 or not bytes_per_token > 0:
+        raise ValueError("not a model or not a tokenizer")
 
 
-@bug("vocab_parameters", "vocab-parameters-tied-twice", "counts the LM head even when tied",
-     hint="counted once")  # fmt: skip
-def _(vocab_size, d_model, *, tied=False):
-    _positive(vocab_size, d_model)
-    return 2 * vocab_size * d_model
+@bug("flops_per_byte", "flops-per-byte-per-token", "forgets to divide: the cost of a token",
+     hint="divide by bytes_per_token")  # fmt: skip
+def _(body_params, d_model, vocab_size, bytes_per_token):
+    _sizes_ok(body_params, d_model, vocab_size, bytes_per_token)
+    return float(2 * body_params + 2 * d_model * vocab_size)
 
 
-@bug("vocab_parameters", "vocab-parameters-embedding-only", "forgets the untied LM head",
-     hint="Count both")  # fmt: skip
-def _(vocab_size, d_model, *, tied=False):
-    _positive(vocab_size, d_model)
-    return vocab_size * d_model
+@bug("flops_per_byte", "flops-per-byte-times", "multiplies by bytes_per_token",
+     hint="you multiplied by bytes_per_token")  # fmt: skip
+def _(body_params, d_model, vocab_size, bytes_per_token):
+    _sizes_ok(body_params, d_model, vocab_size, bytes_per_token)
+    return (2 * body_params + 2 * d_model * vocab_size) * float(bytes_per_token)
 
 
-@bug("vocab_parameters", "vocab-parameters-head-bias", "adds a bias of vocab_size to the head",
-     hint="no bias")  # fmt: skip
-def _(vocab_size, d_model, *, tied=False):
-    _positive(vocab_size, d_model)
-    return vocab_size * d_model * (1 if tied else 2) + vocab_size
+@bug("flops_per_byte", "flops-per-byte-embedding-product", "counts the embedding as a product",
+     hint="embedding table as a matrix product")  # fmt: skip
+def _(body_params, d_model, vocab_size, bytes_per_token):
+    _sizes_ok(body_params, d_model, vocab_size, bytes_per_token)
+    return (2 * body_params + 2 * 2 * d_model * vocab_size) / bytes_per_token
 
 
-@bug("vocab_parameters", "vocab-parameters-numpy-int", "returns a numpy int64 from np.prod",
-     rule="type")  # fmt: skip
-def _(vocab_size, d_model, *, tied=False):
-    _positive(vocab_size, d_model)
-    return np.prod([vocab_size, d_model, 1 if tied else 2], dtype=np.int64)
+@bug("flops_per_byte", "flops-per-byte-head-once", "counts the head's weights once, not twice",
+     hint="a multiply and an add")  # fmt: skip
+def _(body_params, d_model, vocab_size, bytes_per_token):
+    _sizes_ok(body_params, d_model, vocab_size, bytes_per_token)
+    return (2 * body_params + d_model * vocab_size) / bytes_per_token
 
 
-@bug("vocab_parameters", "vocab-parameters-no-checks", "returns a count for a size of 0",
+@bug("flops_per_byte", "flops-per-byte-no-checks", "returns a number for 0 bytes per token",
      hint="raise ValueError")  # fmt: skip
-def _(vocab_size, d_model, *, tied=False):
-    return vocab_size * d_model * (1 if tied else 2)
-
-
-@bug("vocab_parameters", "vocab-parameters-sum", "adds the sizes instead of multiplying",
-     hint="you added the sizes")  # fmt: skip
-def _(vocab_size, d_model, *, tied=False):
-    _positive(vocab_size, d_model)
-    return (vocab_size + d_model) * (1 if tied else 2)
-
-
-def _tokens(text, encode):
-    ids = encode(text)
-    if not ids:
-        raise ValueError("no tokens")
-    return len(ids)
-
-
-@bug("compression_ratio", "compression-ratio-characters", "characters per token, not bytes",
-     hint="UTF-8 bytes")  # fmt: skip
-def _(text, encode):
-    return len(text) / _tokens(text, encode)
-
-
-@bug("compression_ratio", "compression-ratio-inverted", "tokens per byte",
-     hint="tokens per byte")  # fmt: skip
-def _(text, encode):
-    return _tokens(text, encode) / len(text.encode("utf-8"))
-
-
-@bug("compression_ratio", "compression-ratio-floor-division", "integer division //",
-     hint="true division")  # fmt: skip
-def _(text, encode):
-    return len(text.encode("utf-8")) // _tokens(text, encode)
-
-
-@bug("compression_ratio", "compression-ratio-float-of-floor", "float(a // b): rounded down",
-     hint="rounded down")  # fmt: skip
-def _(text, encode):
-    return float(len(text.encode("utf-8")) // _tokens(text, encode))
-
-
-@bug("compression_ratio", "compression-ratio-empty-zero", "returns 0.0 for the empty text",
-     hint="raise ValueError")  # fmt: skip
-def _(text, encode):
-    ids = encode(text)
-    return len(text.encode("utf-8")) / len(ids) if ids else 0.0
-
-
-@bug("compression_ratio", "compression-ratio-zero-division", "divides by zero on the empty text",
-     hint="test for an empty list of ids")  # fmt: skip
-def _(text, encode):
-    return len(text.encode("utf-8")) / len(encode(text))
-
-
-@bug("compression_ratio", "compression-ratio-distinct", "divides by the distinct tokens",
-     hint="*distinct* tokens")  # fmt: skip
-def _(text, encode):
-    ids = encode(text)
-    if not ids:
-        raise ValueError("no tokens")
-    return len(text.encode("utf-8")) / len(set(ids))
+def _(body_params, d_model, vocab_size, bytes_per_token):
+    if bytes_per_token == 0:
+        return math.inf
+    return (2 * body_params + 2 * d_model * vocab_size) / bytes_per_token
 
 
 # --- chapter 07: SentencePiece ------------------------------------------------------------------

@@ -502,24 +502,15 @@ def test_a_table_key_that_is_not_the_exercises_name_is_refused(monkeypatch):
 
 
 def test_chapter_08_alternatives_pass():
-    """Other correct ways: the tables counted one by one; the bytes summed character by
-    character, the division written as a product with the inverse."""
+    """Another correct way: the two parts per byte, each divided, then added."""
 
-    def vocab_parameters(vocab_size, d_model, *, tied=False):
-        for name, value in (("vocab_size", vocab_size), ("d_model", d_model)):
-            if value <= 0:
-                raise ValueError(f"{name} must be positive, got {value}")
-        tables = [(vocab_size, d_model)] if tied else [(vocab_size, d_model)] * 2
-        return sum(rows * cols for rows, cols in tables)
+    def flops_per_byte(body_params, d_model, vocab_size, bytes_per_token):
+        if min(d_model, vocab_size) < 1 or body_params < 0 or bytes_per_token <= 0:
+            raise ValueError(f"bad size: {body_params}, {d_model}, {vocab_size}, {bytes_per_token}")
+        head = 2 * d_model * vocab_size / bytes_per_token
+        return head + 2 * body_params / bytes_per_token
 
-    def compression_ratio(text, encode):
-        if text == "":
-            raise ValueError("the empty text has no compression ratio")
-        n_bytes = sum(len(c.encode("utf-8")) for c in text)
-        return n_bytes * (1 / len(encode(text)))
-
-    assert run_check(check.exercise("vocab_parameters"), vocab_parameters, quiet=True).passed
-    assert run_check(check.exercise("compression_ratio"), compression_ratio, quiet=True).passed
+    assert run_check(check.exercise("flops_per_byte"), flops_per_byte, quiet=True).passed
 
 
 def test_chapter_07_alternatives_pass():

@@ -1,4 +1,5 @@
-"""Chapter 08's helpers: compression ratio, truncated merges, token counts; errors name values."""
+"""Chapter 08's helpers: compression ratio, FLOPs per byte, truncated merges, token counts;
+errors name values."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 from tokcourse import RegexTokenizer
 from tokcourse.course.vocab_size import (
     compression_ratio,
+    flops_per_byte,
     merges_up_to,
     token_counts,
     tokenizer_from_merges,
@@ -27,6 +29,34 @@ def test_compression_ratio_refuses_no_tokens_and_non_text():
         compression_ratio("", lambda t: list(t.encode()))
     with pytest.raises(TypeError, match="bytes"):
         compression_ratio(b"abc", lambda t: [1])
+
+
+def test_flops_per_byte_is_body_and_head_over_compression():
+    # GPT-2 small's body and head: 2 per parameter, 2 * d_model * vocab_size for the head
+    body = 12 * (4 * 768 * 768 + 2 * 768 * 3_072)
+    per_token = 2 * body + 2 * 768 * 50_257
+    assert flops_per_byte(body, 768, 50_257, 4.0) == per_token / 4
+    assert flops_per_byte(0, 2, 3, 1) == 12.0
+    assert isinstance(flops_per_byte(1, 1, 1, 2), float)
+    # a bigger vocabulary costs more per token, and less per byte if it compresses enough
+    assert flops_per_byte(0, 8, 200, 2.0) < flops_per_byte(0, 8, 100, 0.9)
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        ((10, 8, 100, 0.0), "bytes_per_token"),
+        ((10, 8, 100, float("nan")), "bytes_per_token"),
+        ((10, 0, 100, 4.0), "d_model"),
+        ((10, 8, 0, 4.0), "vocab_size"),
+        ((-1, 8, 100, 4.0), "body_params"),
+    ],
+)
+def test_flops_per_byte_refuses_impossible_sizes(args, name):
+    with pytest.raises(ValueError, match=name):
+        flops_per_byte(*args)
+    with pytest.raises(TypeError, match="d_model"):
+        flops_per_byte(10, 8.0, 100, 4.0)
 
 
 def test_a_smaller_tokenizer_is_a_prefix_of_the_larger_one():

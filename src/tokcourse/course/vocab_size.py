@@ -1,8 +1,10 @@
 """Vocabulary size (chapter 08): what a bigger vocabulary buys and what it costs.
 
 What it buys is compression, UTF-8 bytes per token (:func:`compression_ratio`). What it costs
-lives in the two token-indexed tables of a model (:func:`tokcourse.course.surgery.vocab_parameters`)
-and in how often each of their rows is ever seen (:func:`token_counts`).
+lives in the two token-indexed tables of a model
+(:func:`tokcourse.course.surgery.vocab_parameters`), in the LM head's work for every token
+(:func:`flops_per_byte` weighs it against the compression) and in how often each of their
+rows is ever seen (:func:`token_counts`).
 
 BPE training is deterministic and greedy: the tokenizer trained to ``vocab_size`` N starts
 with exactly the merges of every smaller one. So one training run gives the whole curve, by
@@ -14,6 +16,7 @@ keeping its first merges (:func:`merges_up_to`, :func:`tokenizer_from_merges`).
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
 
@@ -24,7 +27,13 @@ from tokcourse.fast_encode import bpe_heap
 from tokcourse.patterns import GPT4_SPLIT_PATTERN
 from tokcourse.regex import RegexTokenizer
 
-__all__ = ["compression_ratio", "merges_up_to", "token_counts", "tokenizer_from_merges"]
+__all__ = [
+    "compression_ratio",
+    "flops_per_byte",
+    "merges_up_to",
+    "token_counts",
+    "tokenizer_from_merges",
+]
 
 Merges = Mapping[tuple[int, int], int]
 
@@ -47,6 +56,41 @@ def compression_ratio(text: str, encode: Callable[[str], Sequence[int]]) -> floa
             "(0 / 0 for the empty text)"
         )
     return len(text.encode("utf-8")) / n_tokens
+
+
+def _count(value: object, name: str, smallest: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r:.40}")
+    if value < smallest:
+        raise ValueError(f"{name} must be at least {smallest}, got {value}")
+    return int(value)
+
+
+def flops_per_byte(
+    body_params: int, d_model: int, vocab_size: int, bytes_per_token: float
+) -> float:
+    """Floating-point operations of one forward pass per UTF-8 byte of text.
+
+    Per token, the body (every layer between the embedding and the LM head) costs 2 operations
+    per parameter (a multiply and an add), and the LM head ``2 * d_model * vocab_size`` (one
+    logit per token id); the embedding lookup copies a row and costs none. A tokenizer that
+    covers ``bytes_per_token`` bytes with each token divides that cost per byte. The part of
+    attention that grows with the context is left out.
+
+    >>> flops_per_byte(1_000, 8, 100, 4.0)  # (2 * 1,000 + 2 * 8 * 100) / 4
+    900.0
+    """
+    body = _count(body_params, "body_params", 0)
+    d = _count(d_model, "d_model", 1)
+    vocab = _count(vocab_size, "vocab_size", 1)
+    if isinstance(bytes_per_token, bool) or not isinstance(
+        bytes_per_token, (int, float, np.integer, np.floating)
+    ):
+        raise TypeError(f"bytes_per_token must be a number, got {bytes_per_token!r:.40}")
+    if not (math.isfinite(bytes_per_token) and bytes_per_token > 0):
+        raise ValueError(f"bytes_per_token must be a positive number, got {bytes_per_token!r}")
+    per_token = 2 * body + 2 * d * vocab
+    return per_token / float(bytes_per_token)
 
 
 def _check_merges(merges: object) -> dict[tuple[int, int], int]:

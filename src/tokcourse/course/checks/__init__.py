@@ -12,7 +12,7 @@ module              chapter   exercises
 ``special_tokens``  06        encode_with_specials, render_chat
 ``sentencepiece``   07        covered_characters, best_pair, decode_byte_pieces,
                               merge_by_score
-``vocab_size``      08        vocab_parameters, compression_ratio
+``vocab_size``      08        flops_per_byte
 ``bites``           09        unstable_prefixes, format_costs
 ``glitch``          10        is_partial_utf8, is_reachable, rank_by_untrained
 ``wordpiece``       11        wordpiece_word, strip_accents

@@ -15,7 +15,7 @@ from typing import Any
 
 from tokcourse.course import bites
 from tokcourse.course.answers import INT, STR, dict_of, list_of
-from tokcourse.course.checks.vocab_size import SmallBPE, Utf8Bytes
+from tokcourse.course.checks._encoders import SmallBPE, Utf8Bytes
 from tokcourse.course.exercises import Case, Entry, Exercise, Raised
 
 
