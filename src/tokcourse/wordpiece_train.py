@@ -16,8 +16,10 @@ time. They differ in the pair they pick:
 * ``by="ratio"``, **the Hugging Face course's heuristic**: the pair with the highest
   ``count(ab) / (count(a) * count(b))``, how much more often ``a`` and ``b`` occur together
   than their own frequencies predict. The course presents it as its best guess at WordPiece's
-  training. It is the likelihood gain of one occurrence (up to a constant), with the pair's
-  count left out: a pair seen once whose pieces occur nowhere else scores highest.
+  training. For a pair much rarer than its pieces the gain is about
+  ``count(ab) * (log(total * ratio) - 1)``: the ratio ranks pairs by their gain per
+  occurrence and leaves the count out, so a pair seen once whose pieces occur nowhere else
+  scores highest.
 
 The trainer updates pair counts incrementally (only the words that contain the merged pair are
 re-split). :func:`replay` goes the other way: given the pieces a trainer added, in order, it
