@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,7 +22,9 @@ from tokcourse.wordpiece import (
 )
 from tokcourse.wordpiece_train import (
     join_pieces,
+    likelihood_gain,
     pair_score,
+    replay,
     split_word,
     train,
     word_counts,
@@ -117,17 +121,76 @@ def test_training_picks_by_score_or_count() -> None:
     by_count = train(counts, 3, by="count")
     assert [m.token for m in by_count] == ["pu", "pun", "hu"]
     assert by_count[0].count == 17
-    by_score = train(counts, 3, by="likelihood")
+    by_score = train(counts, 3, by="ratio")
     assert by_score[0].score == pytest.approx(17 / (17 * 31))
+    by_gain = train(counts, 3, by="gain")
+    assert [m.token for m in by_gain] == ["pu", "hu", "hug"]
     assert len(train({"ab": 1}, 5, by="count")) == 1  # stops when no pair is left
     with pytest.raises(ValueError, match="'bytes'"):
         train(counts, 1, by="bytes")  # type: ignore[arg-type]
 
 
+def _merged(splits: dict, pair: tuple[str, str]) -> dict:
+    token = join_pieces(*pair)
+    out = {}
+    for w, pieces in splits.items():
+        new, i = [], 0
+        while i < len(pieces):
+            if tuple(pieces[i : i + 2]) == pair:
+                new.append(token)
+                i += 2
+            else:
+                new.append(pieces[i])
+                i += 1
+        out[w] = new
+    return out
+
+
+def _log_likelihood(counts: dict, splits: dict) -> float:
+    """sum(c * log(c / total)) over the pieces of a unigram model fitted to the splits."""
+    pieces: dict = {}
+    for w, n in counts.items():
+        for p in splits[w]:
+            pieces[p] = pieces.get(p, 0) + n
+    total = sum(pieces.values())
+    return sum(c * math.log(c / total) for c in pieces.values())
+
+
+def test_likelihood_gain() -> None:
+    # 'ab' four times: a and ##b (p = 1/2 each) become one piece ab (p = 1)
+    assert likelihood_gain(("a", "##b"), 4, {"a": 4, "##b": 4}, 8) == pytest.approx(8 * math.log(2))
+    # a pair of one piece with itself: 'aaaa' is a ##a ##a ##a; '##a ##a' merges once
+    counts = {"aaaa": 1}
+    splits = {"aaaa": split_word("aaaa")}
+    want = _log_likelihood(counts, _merged(splits, ("##a", "##a"))) - _log_likelihood(
+        counts, splits
+    )
+    assert likelihood_gain(("##a", "##a"), 1, {"a": 1, "##a": 3}, 4) == pytest.approx(want)
+    with pytest.raises(ValueError):
+        likelihood_gain(("##a", "##a"), 2, {"a": 1, "##a": 3}, 4)
+
+
+def test_replay_reports_counts_whatever_the_tie_order() -> None:
+    counts = word_counts("the cat sat on the mat; the hat; a bat that sat, that's that " * 3)
+    merges = train(counts, 20, by="count")
+    steps = replay(counts, [m.token for m in merges])
+    assert [r.count for r in steps] == [m.count for m in merges]
+    assert all(r.count == r.best for r in steps)
+    # tied pairs in either order are both BPE orders; a rarer pair first is not
+    tied = {"ab": 2, "cd": 2}
+    for order in (["ab", "cd"], ["cd", "ab"]):
+        steps = replay(tied, order)
+        assert [(r.count, r.best, r.tied) for r in steps] == [(2, 2, 2), (2, 2, 1)]
+    rare = replay({"ab": 3, "cd": 2}, ["cd"])[0]
+    assert (rare.count, rare.best) == (2, 3)
+    with pytest.raises(ValueError, match="'zz'"):
+        replay(counts, ["zz"])
+
+
 def test_training_matches_a_full_recount() -> None:
     """The incremental counts give the same merges as recounting every word each step."""
     counts = word_counts("the cat sat on the mat; the hat; a bat that sat, that's that " * 3)
-    for by in ("count", "likelihood"):
+    for by in ("count", "ratio", "gain"):
         merges = train(counts, 25, by=by)
         splits = {w: split_word(w) for w in counts}
         for m in merges:
@@ -141,9 +204,18 @@ def test_training_matches_a_full_recount() -> None:
             assert pairs[m.pair] == m.count
             if by == "count":
                 assert m.count == max(pairs.values())
-            else:
+            elif by == "ratio":
                 best = max(pair_score(n, pieces[a], pieces[b]) for (a, b), n in pairs.items())
                 assert m.score == pytest.approx(best)
+            else:  # the gain, from the log-likelihood recomputed after each possible merge
+                before = _log_likelihood(counts, splits)
+                best = max(
+                    _log_likelihood(counts, _merged(splits, pair)) - before for pair in pairs
+                )
+                assert m.score == pytest.approx(best)
+                assert _log_likelihood(counts, _merged(splits, m.pair)) - before == (
+                    pytest.approx(m.score)
+                )
             for w in splits:
                 out, i = [], 0
                 while i < len(splits[w]):

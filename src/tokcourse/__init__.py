@@ -30,7 +30,7 @@ a module imports only modules listed before it):
 * ``unigram_train``  a small unigram trainer: seed pieces, one EM step, pruning (ch11)
 * ``wordpiece``   BERT's WordPiece: normalizer, pre-tokenizer, greedy longest match; HF's exact
   tokens (ch11)
-* ``wordpiece_train``  WordPiece training by likelihood score, next to BPE's counts (ch11)
+* ``wordpiece_train``  WordPiece training: count, likelihood gain, ratio score; replay (ch11)
 * ``export``      a trained tokenizer's merges as tiktoken's ranks, and a ``tiktoken.Encoding``
   that encodes the same (ch12)
 
