@@ -2810,3 +2810,33 @@ def _(text):
 def _(text):
     pattern, _, special_tokens, merges = _class_load(text)
     return pattern, tuple(range(256)), special_tokens, merges
+
+
+@bug("pieces_to_ids", "pieces-unknown-is-unk", "gives an unknown piece the id of <unk>",
+     hint="one id per UTF-8 byte")  # fmt: skip
+def _(pieces, piece_ids):
+    return [piece_ids.get(piece, piece_ids["<unk>"]) for piece in pieces]
+
+
+@bug("pieces_to_ids", "pieces-code-points", "falls back to one byte piece per character",
+     hint="one id per UTF-8 byte")  # fmt: skip
+def _(pieces, piece_ids):
+    ids = []
+    for piece in pieces:
+        if piece in piece_ids:
+            ids.append(piece_ids[piece])
+        else:
+            ids.extend(piece_ids[f"<0x{piece.encode()[0]:02X}>"] for _ in piece)
+    return ids
+
+
+@bug("pieces_to_ids", "pieces-lower-hex", "writes the byte pieces in lower-case hex",
+     hint="upper-case hex")  # fmt: skip
+def _(pieces, piece_ids):
+    ids = []
+    for piece in pieces:
+        if piece in piece_ids:
+            ids.append(piece_ids[piece])
+        else:
+            ids.extend(piece_ids.get(f"<0x{b:02x}>", 0) for b in piece.encode())
+    return ids

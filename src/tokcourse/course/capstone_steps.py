@@ -8,6 +8,7 @@ class calls them (the student's versions once their checks pass):
 * :func:`shuffled_vocab`        the bytes behind every id, one-byte tokens at their ids
 * :func:`decode_with_specials`  ids back to text, special tokens included
 * :func:`save_text`, :func:`load_text`  the tables as a plain-text model file, and back
+* :func:`pieces_to_ids`         SentencePiece's pieces to ids, bytes for unknown pieces
 
 GPT-4's one-byte tokens do not have their byte values as ids: ``byte_shuffle[b]`` is the id
 of the one-byte token ``b``. :func:`encode_chunk` applies it (byte to id), :func:`shuffled_vocab`
@@ -26,6 +27,7 @@ __all__ = [
     "decode_with_specials",
     "encode_chunk",
     "load_text",
+    "pieces_to_ids",
     "save_text",
     "shuffled_vocab",
     "train_on_chunks",
@@ -139,3 +141,19 @@ def load_text(
         a, b, idx = map(int, next(lines).split())
         merges[(a, b)] = idx
     return pattern, byte_shuffle, special_tokens, merges
+
+
+def pieces_to_ids(pieces: Sequence[str], piece_ids: Mapping[str, int]) -> list[int]:
+    """The ids of SentencePiece pieces; a piece not in the vocabulary falls back to the ids
+    of its UTF-8 bytes, the pieces ``<0x00>`` to ``<0xFF>`` (byte fallback).
+
+    >>> pieces_to_ids(["▁a", "é"], {"▁a": 5, "<0xC3>": 198, "<0xA9>": 172})
+    [5, 198, 172]
+    """
+    ids = []
+    for piece in pieces:
+        if piece in piece_ids:
+            ids.append(piece_ids[piece])
+        else:  # byte fallback: one id per UTF-8 byte, the hex digits in upper case
+            ids.extend(piece_ids[f"<0x{b:02X}>"] for b in piece.encode("utf-8"))
+    return ids

@@ -19,7 +19,8 @@ module              chapter   exercises
 ``unigram``         11        viterbi, em_step
 ``capstone``        12        merges_to_ranks, recover_merges
 ``my_tokenizer``    12        train_on_chunks, encode_chunk, shuffled_vocab,
-                              decode_with_specials, save_text, load_text
+                              decode_with_specials, save_text, load_text,
+                              pieces_to_ids
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================
 

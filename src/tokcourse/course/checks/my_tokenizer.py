@@ -1,5 +1,5 @@
 """The capstone's tokenizer class (chapter 12): train_on_chunks, encode_chunk, shuffled_vocab,
-decode_with_specials, save_text, load_text.
+decode_with_specials, save_text, load_text, pieces_to_ids.
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine. The references are in
@@ -313,6 +313,46 @@ def _load_order_hint(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
+# --- pieces_to_ids -----------------------------------------------------------------------------
+
+
+def _piece_ids() -> dict[str, int]:
+    ids = {"<unk>": 0, "<s>": 1, "</s>": 2}
+    ids |= {f"<0x{b:02X}>": 3 + b for b in range(256)}
+    for piece in ("▁", "▁a", "a", "b", "▁the", "é", "▁café", "日", "<", "0x41>"):
+        ids[piece] = len(ids)
+    return ids
+
+
+def _pieces_cases() -> Iterator[Case]:
+    ids = _piece_ids()
+    for pieces in (
+        [],
+        ["▁the"],
+        ["▁a", "b", "a"],
+        ["é"],
+        ["ç"],  # not a piece: two bytes
+        ["▁", "日", "本"],  # 本 is three bytes
+        ["▁café", "!"],
+        ["😀"],
+        ["<", "0x41>"],
+        ["▁the", "ÿ", "▁a"],
+        ["Ω", "ω", "a"],
+    ):
+        yield Case((pieces, ids))
+
+
+def _pieces_hint(case: Case, expected: Any, got: Any) -> str | None:
+    if not isinstance(got, list) or not isinstance(expected, list):
+        return None
+    if len(got) < len(expected):
+        return (
+            "a piece not in the vocabulary becomes one id per UTF-8 byte (piece.encode()), "
+            "not one per character, nor the id of <unk>."
+        )
+    return "a byte's piece is '<0x' plus two upper-case hex digits plus '>': f'<0x{b:02X}>'."
+
+
 #: The exercises of this topic, found by :mod:`tokcourse.course.check`.
 EXERCISES: dict[str, Entry] = {
     "train_on_chunks": Entry(
@@ -376,6 +416,16 @@ EXERCISES: dict[str, Entry] = {
             _load_cases,
             normalize=_as_tables,
             hints=(_load_order_hint, _load_bytes_hint),
+        ),
+    ),
+    "pieces_to_ids": Entry(
+        "pieces_to_ids(pieces, piece_ids) -> ids",
+        lambda: Exercise(
+            "pieces_to_ids",
+            steps.pieces_to_ids,
+            _pieces_cases,
+            returns=list_of(INT),
+            hints=(_pieces_hint,),
         ),
     ),
 }
