@@ -13,6 +13,7 @@ switch that rule off and require the bug to pass, so each rule is shown to be ne
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import Counter
@@ -2585,3 +2586,199 @@ def _(word_counts, log_probs):
 @bug("em_step", "em-pairs", "returns a list of (piece, log-prob) pairs", rule="type")
 def _(word_counts, log_probs):
     return sorted(_unigram_em(word_counts, log_probs).items())
+
+
+# --- chapter 12: the tokenizer class (train_on_chunks ... load_text) ----------------------------
+
+
+def _class_train(chunks, vocab_size, *, weighted=True, tie=True):
+    ids = {chunk: list(chunk.encode()) for chunk in chunks}
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges = {}
+    for idx in range(256, vocab_size):
+        stats = {}
+        for chunk, count in chunks.items():
+            for pair, n in _pairs(ids[chunk]).items():
+                stats[pair] = stats.get(pair, 0) + n * (count if weighted else 1)
+        pair = bpe.most_frequent_pair(stats, vocab) if tie else max(stats, key=stats.get)
+        ids = {chunk: bpe.merge(i, pair, idx) for chunk, i in ids.items()}
+        merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+    return merges
+
+
+@bug("train_on_chunks", "chunks-counted-once", "counts each distinct chunk once",
+     hint="every chunk counted once")  # fmt: skip
+def _(chunks, vocab_size):
+    return _class_train(chunks, vocab_size, weighted=False)
+
+
+@bug("train_on_chunks", "chunks-joined", "joins the chunks and counts pairs across them",
+     hint="counted across chunks")  # fmt: skip
+def _(chunks, vocab_size):
+    return bpe.train("".join(Counter(chunks).elements()), vocab_size)
+
+
+@bug("train_on_chunks", "chunks-ties-by-dict-order", "breaks ties by the order pairs were seen",
+     hint="a tie between equally frequent pairs")  # fmt: skip
+def _(chunks, vocab_size):
+    return _class_train(chunks, vocab_size, tie=False)
+
+
+def _class_encode(chunk, merges, byte_ids):
+    ids = [byte_ids[b] for b in chunk]
+    while len(ids) >= 2:
+        pair = min(zip(ids, ids[1:], strict=False), key=lambda p: merges.get(p, math.inf))
+        if pair not in merges:
+            break
+        ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+@bug("encode_chunk", "chunk-ignores-shuffle", "uses each byte's value as its id",
+     hint="Map every byte through byte_shuffle")  # fmt: skip
+def _(chunk, merges, byte_shuffle):
+    return _class_encode(chunk, merges, range(256))
+
+
+@bug("encode_chunk", "chunk-inverse-shuffle", "maps the bytes through the inverse shuffle")
+def _(chunk, merges, byte_shuffle):
+    inverse = [0] * 256
+    for b, idx in enumerate(byte_shuffle):
+        inverse[idx] = b
+    return _class_encode(chunk, merges, inverse)
+
+
+@bug("encode_chunk", "chunk-max-not-min", "applies the merge with the highest id first",
+     hint="the lowest id first")  # fmt: skip
+def _(chunk, merges, byte_shuffle):
+    ids = [byte_shuffle[b] for b in chunk]
+    while True:
+        pairs = [p for p in zip(ids, ids[1:], strict=False) if p in merges]
+        if not pairs:
+            return ids
+        pair = max(pairs, key=merges.get)
+        ids = bpe.merge(ids, pair, merges[pair])
+
+
+@bug("shuffled_vocab", "vocab-ignores-shuffle", "puts byte b at id b",
+     hint="sit at their byte values")  # fmt: skip
+def _(merges, byte_shuffle):
+    vocab = {b: bytes([b]) for b in range(256)}
+    for (a, b), idx in merges.items():
+        vocab[idx] = vocab[a] + vocab[b]
+    return vocab
+
+
+@bug("shuffled_vocab", "vocab-shuffle-backwards", "gives id b the byte byte_shuffle[b]",
+     hint="the other way")  # fmt: skip
+def _(merges, byte_shuffle):
+    vocab = {b: bytes([byte_shuffle[b]]) for b in range(256)}
+    for (a, b), idx in merges.items():
+        vocab[idx] = vocab[a] + vocab[b]
+    return vocab
+
+
+@bug("decode_with_specials", "decode-specials-per-token", "decodes each token on its own",
+     hint="a character can span several tokens")  # fmt: skip
+def _(ids, vocab, special_tokens):
+    names = {idx: name for name, idx in special_tokens.items()}
+    return "".join(names[i] if i in names else vocab[i].decode(errors="replace") for i in ids)
+
+
+@bug("decode_with_specials", "decode-specials-keyerror", "looks special ids up in vocab",
+     hint="special tokens are not in vocab")  # fmt: skip
+def _(ids, vocab, special_tokens):
+    return b"".join(vocab[i] for i in ids).decode(errors="replace")
+
+
+@bug("decode_with_specials", "decode-specials-strict", "decodes with errors='strict'",
+     hint="half a character")  # fmt: skip
+def _(ids, vocab, special_tokens):
+    names = {idx: name.encode() for name, idx in special_tokens.items()}
+    return b"".join(names[i] if i in names else vocab[i] for i in ids).decode()
+
+
+def _class_save(pattern, byte_shuffle, special_tokens, merges, quote=json.dumps):
+    lines = ["pattern " + quote(pattern), "bytes " + " ".join(map(str, byte_shuffle))]
+    lines.append(f"special {len(special_tokens)}")
+    lines += [f"{quote(name)} {idx}" for name, idx in special_tokens.items()]
+    lines.append(f"merges {len(merges)}")
+    lines += [f"{a} {b} {idx}" for (a, b), idx in merges.items()]
+    return "\n".join(lines) + "\n"
+
+
+@bug("save_text", "save-raw-names", "writes the pattern and names without JSON",
+     hint="does not read back")  # fmt: skip
+def _(pattern, byte_shuffle, special_tokens, merges):
+    return _class_save(pattern, byte_shuffle, special_tokens, merges, quote=str)
+
+
+@bug("save_text", "save-sorted-merges", "writes the merges sorted by pair")
+def _(pattern, byte_shuffle, special_tokens, merges):
+    return _class_save(pattern, byte_shuffle, special_tokens, dict(sorted(merges.items())))
+
+
+@bug("save_text", "save-no-specials", "leaves the special tokens out")
+def _(pattern, byte_shuffle, special_tokens, merges):
+    return _class_save(pattern, byte_shuffle, {}, merges)
+
+
+def _class_load(text, *, split_name=lambda line: line.rsplit(" ", 1), order=list):
+    lines = iter(text.splitlines())
+    pattern = json.loads(next(lines).removeprefix("pattern "))
+    byte_shuffle = tuple(map(int, next(lines).removeprefix("bytes ").split()))
+    special_tokens = {}
+    for _ in range(int(next(lines).removeprefix("special "))):
+        name, idx = split_name(next(lines))
+        special_tokens[json.loads(name)] = int(idx)
+    rows = [next(lines).split() for _ in range(int(next(lines).removeprefix("merges ")))]
+    merges = {(int(a), int(b)): int(idx) for a, b, idx in order(rows)}
+    return pattern, byte_shuffle, special_tokens, merges
+
+
+@bug("load_text", "load-name-first-space", "splits a special token's line at its first space",
+     hint="split its line at the last space")  # fmt: skip
+def _(text):
+    return _class_load(text, split_name=lambda line: line.split(" ", 1))
+
+
+@bug("load_text", "load-merges-sorted", "sorts the merges", hint="keep the merges in file order")
+def _(text):
+    return _class_load(text, order=sorted)
+
+
+@bug("load_text", "load-identity-bytes", "ignores the byte order")
+def _(text):
+    pattern, _, special_tokens, merges = _class_load(text)
+    return pattern, tuple(range(256)), special_tokens, merges
+
+
+@bug("pieces_to_ids", "pieces-unknown-is-unk", "gives an unknown piece the id of <unk>",
+     hint="one id per UTF-8 byte")  # fmt: skip
+def _(pieces, piece_ids):
+    return [piece_ids.get(piece, piece_ids["<unk>"]) for piece in pieces]
+
+
+@bug("pieces_to_ids", "pieces-code-points", "falls back to one byte piece per character",
+     hint="one id per UTF-8 byte")  # fmt: skip
+def _(pieces, piece_ids):
+    ids = []
+    for piece in pieces:
+        if piece in piece_ids:
+            ids.append(piece_ids[piece])
+        else:
+            ids.extend(piece_ids[f"<0x{piece.encode()[0]:02X}>"] for _ in piece)
+    return ids
+
+
+@bug("pieces_to_ids", "pieces-lower-hex", "writes the byte pieces in lower-case hex",
+     hint="upper-case hex")  # fmt: skip
+def _(pieces, piece_ids):
+    ids = []
+    for piece in pieces:
+        if piece in piece_ids:
+            ids.append(piece_ids[piece])
+        else:
+            ids.extend(piece_ids.get(f"<0x{b:02x}>", 0) for b in piece.encode())
+    return ids

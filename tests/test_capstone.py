@@ -1,6 +1,9 @@
-"""Chapter 12: exporting merges to tiktoken, and the capstone's pipeline check."""
+"""Chapter 12: the tokenizer class's stages, exporting merges to tiktoken, and the capstone's
+pipeline check."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 import nbformat
 import pytest
@@ -13,9 +16,42 @@ from tests.exercise_bugs import BUGS
 from tests.test_notebooks import stub_name
 from tokcourse import bpe, check, export, pretrained, tokenizer
 from tokcourse.course import capstone
+from tokcourse.course import capstone_steps as steps
 from tokcourse.course.checks.capstone import DUPLICATES, NOT_BPE
 from tokcourse.patterns import GPT4_SPLIT_PATTERN, split
 from tokcourse.regex import RegexTokenizer
+
+# --- the class's stages (capstone_steps) --------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(alphabet="ab c1.\né日", min_size=2, max_size=80), st.integers(1, 25))
+def test_the_stages_agree_with_the_package(text, n_merges):
+    """The class's stage answers are the package's trainer, encoder and vocabulary."""
+    chunks = Counter(split(text))
+    try:
+        expected = bpe.train_on_chunks(chunks, 256 + n_merges)
+    except ValueError:  # too few pairs in the text for that many merges
+        return
+    merges = steps.train_on_chunks(chunks, 256 + n_merges)
+    assert list(merges.items()) == list(expected.items())
+    shuffle = tuple(reversed(range(256)))
+    vocab = steps.shuffled_vocab(merges, shuffle)
+    assert vocab == bpe.build_vocab(merges, shuffle)
+    for chunk in chunks:
+        ids = steps.encode_chunk(chunk.encode(), merges, shuffle)
+        assert ids == bpe.encode(chunk, merges, shuffle)
+        assert steps.decode_with_specials(ids + [999], vocab, {"<|x|>": 999}) == chunk + "<|x|>"
+
+
+def test_gpt4s_tables_save_and_load_back():
+    cl100k = tiktoken.get_encoding("cl100k_base")
+    shuffle, merges = capstone._cl100k_prefix()
+    tables = (GPT4_SPLIT_PATTERN, shuffle, cl100k._special_tokens, merges)
+    pattern, byte_shuffle, specials, loaded = steps.load_text(steps.save_text(*tables))
+    assert (pattern, byte_shuffle, specials) == tables[:3]
+    assert list(loaded.items()) == list(merges.items())
+
 
 # --- export ------------------------------------------------------------------------------------
 
@@ -37,8 +73,9 @@ def test_two_merges_making_the_same_bytes_are_refused_by_name(merges):
 def test_a_table_tiktoken_would_encode_differently_is_refused_naming_the_token():
     handmade = {(98, 99): 256, (97, 98): 257, (257, 99): 258}  # bc, ab, abc = ab + c
     ranks = export.merges_to_ranks(handmade)
-    enc = tiktoken.Encoding("toy", pat_str=GPT4_SPLIT_PATTERN, mergeable_ranks=ranks,
-                            special_tokens={})  # fmt: skip
+    enc = tiktoken.Encoding(
+        "toy", pat_str=GPT4_SPLIT_PATTERN, mergeable_ranks=ranks, special_tokens={}
+    )
     assert enc.encode_ordinary("xabc") != tokenizer.encode_ordinary("xabc", handmade)
     with pytest.raises(ValueError, match=r"token 258 b'abc' was made as b'ab' \+ b'c'"):
         export.to_tiktoken(handmade)
@@ -127,7 +164,7 @@ def test_correct_functions_pass_every_stage(capsys):
     report = capstone.run_pipeline(**_correct())
     out = capsys.readouterr().out
     assert report.passed and report.first_failure is None
-    assert out.count("✅") == len(capstone.STAGES) == 8 and "you built it" in out
+    assert out.count("✅") == len(capstone.STAGES) == 7 and "you built it" in out
 
 
 def test_stubs_are_not_implemented_yet_calmly():
@@ -145,11 +182,11 @@ def test_in_the_book_build_the_pipeline_prints_a_neutral_summary(capsys, monkeyp
     monkeypatch.setenv("TOKCOURSE_BOOK_BUILD", "1")
     report = capstone.run_pipeline(**course)
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == capstone.BOOK_PAGE_NOTE.format(n=8)
-    assert lines[0].startswith("In your copy this cell runs the 8 stages with your functions")
+    assert lines[0] == capstone.BOOK_PAGE_NOTE.format(n=7)
+    assert lines[0].startswith("In your copy this cell runs the 7 stages with your functions")
     assert len(lines) == 1 + len(capstone.STAGES)
-    assert lines[1] == "  stage 1, basic BPE: checks get_stats, merge and train."
-    assert "then compares encode_ordinary with tiktoken" in lines[6]
+    assert lines[1] == "  stage 1, train: checks train_on_chunks."
+    assert "then compares your encoder with tiktoken" in lines[5]
     assert not any(mark in "\n".join(lines) for mark in ("⏳", "↩️", "✅", "❌"))
     assert {s.status for s in report.stages} == {"course code"}  # the report itself is kept
     monkeypatch.setenv("TOKCOURSE_BOOK_BUILD", "0")
@@ -169,11 +206,11 @@ def test_the_course_code_is_never_congratulated():
     assert {s.status for s in report.stages} == {"course code"} and "✅" not in str(report)
 
 
-def test_the_joint_stage_refuses_to_run_the_course_split():
-    functions = _correct() | {"split": check.exercise("split").reference}
+def test_the_joint_stages_refuse_to_run_the_course_encode_chunk():
+    functions = _correct() | {"encode_chunk": check.exercise("encode_chunk").reference}
     report = capstone.run_pipeline(quiet=True, **functions)
-    assert [s.number for s in report.stages if not s.passed] == [2, 5]
-    assert "the course's split" in report.stages[4].message
+    assert [s.number for s in report.stages if not s.passed] == [2, 3, 5, 6]
+    assert "the course's encode_chunk" in report.stages[2].message
 
 
 def _one_bug_per_exercise():
@@ -205,7 +242,7 @@ def test_a_wrong_end_to_end_result_fails_its_stage(monkeypatch):
     functions["merges_to_ranks"] = shifted
     monkeypatch.setattr(capstone, "run_check", _pass_all)
     report = capstone.run_pipeline(quiet=True, **functions)
-    assert report.first_failure.number == 6 and "end-to-end test failed" in str(report)
+    assert report.first_failure.number == 5 and "end-to-end test failed" in str(report)
 
 
 def _pass_all(exercise, fn, *, quiet=False):
@@ -216,8 +253,8 @@ def _pass_all(exercise, fn, *, quiet=False):
 
 def test_a_missing_function_is_named():
     functions = _correct()
-    del functions["merge"]
-    with pytest.raises(TypeError, match=r"missing \['merge'\]"):
+    del functions["encode_chunk"]
+    with pytest.raises(TypeError, match=r"missing \['encode_chunk'\]"):
         capstone.run_pipeline(**functions)
 
 

@@ -1,11 +1,12 @@
 """The capstone's pipeline check: every stage of the minbpe path, run with the student's code.
 
-Chapter 12 assembles the exercises of the book into one path, after minbpe's exercise:
-basic BPE, GPT-4's split, GPT-4's merges, special tokens, a regex tokenizer trained with the
-student's functions, export to tiktoken, loading GPT-4's ranks, and a SentencePiece-style
-merge. :func:`run_pipeline` takes the student's functions, runs each stage's exercise checks
-quietly, then (for the three stages that join several functions) an end-to-end test with
-them, and prints one line per stage:
+In chapter 12 the student builds a GPT-4-style tokenizer class, after minbpe's exercise:
+train, encode, decode, save and load, export to tiktoken, GPT-4's tables loaded into it, and
+Mistral 7B's SentencePiece ids.
+Each method calls one stage function the student writes (:mod:`.capstone_steps` holds the
+course's answers). :func:`run_pipeline` takes the student's functions, runs each stage's
+exercise checks quietly, then (for the stages that join several functions) an end-to-end
+test with them, and prints one line per stage:
 
 * ✅ the stage passed with the student's own code;
 * ⏳ a function is still a stub; ↩️ a function is the course's own (a check handed it back),
@@ -16,7 +17,7 @@ Every stage runs, so one report shows all that is left to do; the last line name
 stage that did not pass. The result is a :class:`PipelineReport`.
 
 In the book build every function is untouched (a stub's check hands back the course's), so a
-report would only say so eight times: the cell prints a neutral summary instead, one line on
+report would only say so at every stage: the cell prints a neutral summary instead, one line on
 what the cell does in the reader's copy and one line per stage on what it checks
 (:meth:`PipelineReport.book_summary`).
 """
@@ -24,12 +25,13 @@ what the cell does in the reader's copy and one line per stage on what it checks
 from __future__ import annotations
 
 import textwrap
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from tokcourse import bpe, patterns, tokenizer
+from tokcourse import bpe, patterns, pretrained
 from tokcourse.course import check
 from tokcourse.course.data import corpora
 from tokcourse.course.exercises import is_course_code, run_check
@@ -49,7 +51,8 @@ __all__ = [
 
 #: Merged tokens of the end-to-end tests: trained on a sample, or cut from cl100k's table.
 TRAINED_MERGES = 200
-STUDENT_MERGES = 40  # trained with the student's get_stats and merge: their speed, keep it small
+STUDENT_MERGES = 40  # trained with the student's train_on_chunks: their speed, keep it small
+IDENTITY = tuple(range(256))
 CL100K_PREFIX = 3000
 
 
@@ -73,8 +76,8 @@ class Stage:
     def does(self) -> str:
         """What the stage checks, in words.
 
-        >>> Stage("basic BPE", ("get_stats", "merge", "train")).does()
-        'checks get_stats, merge and train'
+        >>> Stage("decode", ("shuffled_vocab", "decode_with_specials")).does()
+        'checks shuffled_vocab and decode_with_specials'
         """
         names = list(self.exercises)
         parts = []
@@ -214,103 +217,161 @@ def _compare(
     for line in lines:
         a, b = ours(line), theirs(line)
         if a != b:
-            return f"on {line!r:.80} yours gives {a[:12]}..., tiktoken {b[:12]}...", n_tokens
+            return f"on {line!r:.80} yours gives {a[:12]}..., the library {b[:12]}...", n_tokens
         n_tokens += len(b)
     return None, n_tokens
 
 
-def _regex_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
-    """Train a regex tokenizer on the sample with your split, get_stats and merge (minbpe's
-    step 2), compare its merges with the course's chunk trainer, then encode the held-out
-    lines with your encode_ordinary and decode them back."""
+def _encoder(fns: dict[str, Callable], merges: dict, shuffle: Sequence[int]):
+    """Your encoder: GPT-4's split, then your encode_chunk on each chunk."""
+
+    def encode(line: str) -> list[int]:
+        chunks = patterns.split(line)
+        return [i for c in chunks for i in fns["encode_chunk"](c.encode("utf-8"), merges, shuffle)]
+
+    return encode
+
+
+def _round_trip_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
+    """Train on the sample with your train_on_chunks, encode the held-out lines with your
+    encode_chunk, and decode them back with your shuffled_vocab and decode_with_specials."""
     train, held_out = _samples()
-    sample = train[:4000]
-    chunks = [list(chunk.encode("utf-8")) for chunk in fns["split"](sample)]
-    vocab = {i: bytes([i]) for i in range(256)}
-    merges: dict[tuple[int, int], int] = {}
-    for idx in range(256, 256 + STUDENT_MERGES):
-        stats: dict[tuple[int, int], int] = {}
-        for ids in chunks:
-            for pair, n in fns["get_stats"](ids).items():
-                stats[pair] = stats.get(pair, 0) + n
-        pair = bpe.most_frequent_pair(stats, vocab)
-        chunks = [fns["merge"](ids, pair, idx) for ids in chunks]
-        merges[pair] = idx
-        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
-    expected = bpe.train_on_chunks(patterns.split(sample), 256 + STUDENT_MERGES)
-    if merges != expected:
-        ours = bpe.build_vocab(expected)
-        i = next(i for i in range(256, 256 + STUDENT_MERGES) if vocab[i] != ours[i])
-        return f"merge {i} of the trained tokenizer is {vocab[i]!r}, expected {ours[i]!r}", ""
+    merges = fns["train_on_chunks"](Counter(patterns.split(train)), 256 + STUDENT_MERGES)
+    expected = bpe.train_on_chunks(patterns.split(train), 256 + STUDENT_MERGES)
+    if list(merges.items()) != list(expected.items()):
+        return "your train_on_chunks learned other merges on the sample", ""
+    encode = _encoder(fns, merges, IDENTITY)
+    vocab = fns["shuffled_vocab"](merges, IDENTITY)
+    specials = {"<|endoftext|>": 256 + STUDENT_MERGES}
     for line in held_out:
-        got = bpe.decode(fns["encode_ordinary"](line, merges), vocab)
-        if got != line:
-            return f"encode_ordinary then decode turned {line!r:.60} into {got!r:.60}", ""
-    summary = f"{STUDENT_MERGES} merges trained with your functions, {len(held_out)} lines"
+        ids = encode(line) + [256 + STUDENT_MERGES]
+        got = fns["decode_with_specials"](ids, vocab, specials)
+        if got != line + "<|endoftext|>":
+            return f"encoding then decoding turned {line!r:.60} into {got!r:.60}", ""
+    summary = f"{STUDENT_MERGES} merges trained with your code, {len(held_out)} lines"
     return None, summary + " encoded and decoded back"
 
 
+def _save_load_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
+    """Save GPT-4's first tokens with your save_text and read them back with your load_text."""
+    shuffle, merges = _cl100k_prefix()
+    tables = (GPT4_SPLIT_PATTERN, shuffle, {"<|endoftext|>": 100257}, merges)
+    pattern, byte_shuffle, specials, loaded = fns["load_text"](fns["save_text"](*tables))
+    got = (pattern, tuple(byte_shuffle), list(specials.items()), list(loaded.items()))
+    if got != (tables[0], tables[1], list(tables[2].items()), list(merges.items())):
+        return "saving GPT-4's first tokens and loading them back changed the tables", ""
+    return None, f"cl100k_base's first {CL100K_PREFIX:,} tokens saved and loaded back"
+
+
 def _export_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
-    """Train on the sample (your split), export with your merges_to_ranks, and compare your
-    encode_ordinary with tiktoken running your ranks."""
+    """Train on the sample, export with your merges_to_ranks, and compare your encoder with
+    tiktoken running your ranks."""
     import tiktoken
 
     train, held_out = _samples()
-    merges = bpe.train_on_chunks(fns["split"](train), 256 + TRAINED_MERGES)
+    merges = bpe.train_on_chunks(patterns.split(train), 256 + TRAINED_MERGES)
     ranks = fns["merges_to_ranks"](merges)
-    enc = tiktoken.Encoding("capstone", pat_str=GPT4_SPLIT_PATTERN, mergeable_ranks=ranks,
-                            special_tokens={})  # fmt: skip
-    problem, n = _compare(held_out, lambda s: fns["encode_ordinary"](s, merges),
-                          enc.encode_ordinary)  # fmt: skip
+    enc = tiktoken.Encoding(
+        "capstone", pat_str=GPT4_SPLIT_PATTERN, mergeable_ranks=ranks, special_tokens={}
+    )
+    problem, n = _compare(held_out, _encoder(fns, merges, IDENTITY), enc.encode_ordinary)
     return problem, f"{len(held_out)} held-out lines, {n:,} tokens, same ids as tiktoken"
 
 
-def _load_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
-    """Recover the merges of cl100k's first tokens with your recover_merges, load them into a
-    tokenizer, and compare it with tiktoken on the same ranks."""
+@cache
+def _cl100k_ranks() -> dict[bytes, int]:
     import tiktoken
 
     full = tiktoken.get_encoding("cl100k_base")._mergeable_ranks
-    ranks = {token: rank for token, rank in full.items() if rank < CL100K_PREFIX}
-    tok = tokenizer.Tokenizer(GPT4_SPLIT_PATTERN)
-    tok.byte_shuffle = tuple(ranks[bytes([b])] for b in range(256))
-    tok.merges = dict(fns["recover_merges"](ranks))
-    tok.vocab = tok._build_vocab()
-    enc = tiktoken.Encoding("cl100k_prefix", pat_str=GPT4_SPLIT_PATTERN, mergeable_ranks=ranks,
-                            special_tokens={})  # fmt: skip
+    return {token: rank for token, rank in full.items() if rank < CL100K_PREFIX}
+
+
+@cache
+def _cl100k_prefix() -> tuple[tuple[int, ...], dict[tuple[int, int], int]]:
+    """GPT-4's byte order and the merges of its first tokens (the course's recovery)."""
+    ranks = _cl100k_ranks()
+    return tuple(ranks[bytes([b])] for b in range(256)), pretrained.recover_merges(ranks)
+
+
+def _load_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
+    """Recover the merges of cl100k's first tokens with your recover_merges, and compare your
+    encoder on them with tiktoken on the same ranks."""
+    import tiktoken
+
+    ranks = _cl100k_ranks()
+    shuffle = tuple(ranks[bytes([b])] for b in range(256))
+    merges = dict(fns["recover_merges"](ranks))
+    enc = tiktoken.Encoding(
+        "cl100k_prefix", pat_str=GPT4_SPLIT_PATTERN, mergeable_ranks=ranks, special_tokens={}
+    )
     _, held_out = _samples()
-    problem, n = _compare(held_out, tok.encode_ordinary, enc.encode_ordinary)
+    problem, n = _compare(held_out, _encoder(fns, merges, shuffle), enc.encode_ordinary)
     summary = f"cl100k's first {CL100K_PREFIX:,} tokens, {len(held_out)} lines, {n:,} tokens"
     return problem, summary + ", same ids as tiktoken"
 
 
+def _mistral_joint(fns: dict[str, Callable]) -> tuple[str | None, str]:
+    """Mistral 7B's model: the course's merge_by_score, then your pieces_to_ids, against the
+    sentencepiece library on held-out lines of the novel and Japanese messages (byte fallback)."""
+    import sentencepiece as spm
+
+    from tokcourse.course.data import assets
+    from tokcourse.sentencepiece_bpe import SentencePieceBPE, merge_by_score
+
+    path = assets.mistral_model_path()
+    model = SentencePieceBPE(path.read_bytes())
+    library = spm.SentencePieceProcessor(model_file=str(path))
+    kinds = zip(model.pieces, model.scores, model.types, strict=True)
+    scores = {piece: score for piece, score, kind in kinds if kind == 1}  # normal pieces
+    piece_ids = {piece: i for i, piece in enumerate(model.pieces)}
+    _, held_out = _samples()
+    lines = [*held_out[:100], *corpora.parallel_text(["ja"], min_messages=1)["ja"][:100]]
+
+    def ours(line: str) -> list[int]:
+        return fns["pieces_to_ids"](merge_by_score(list(model.normalize(line)), scores), piece_ids)
+
+    problem, n = _compare(lines, ours, library.encode)
+    return problem, f"{len(lines)} lines, {n:,} ids, the same as sentencepiece's"
+
+
 STAGES: tuple[Stage, ...] = (
-    Stage("basic BPE", ("get_stats", "merge", "train")),
-    Stage("GPT-4's split pattern", ("split",)),
-    Stage("GPT-4's merges", ("recover_merge", "encode_ordinary")),
-    Stage("special tokens", ("encode_with_specials",)),
+    Stage("train", ("train_on_chunks",)),
+    Stage("encode", ("encode_chunk",)),
     Stage(
-        "your tokenizer",
-        (),
-        _regex_joint,
-        ("split", "get_stats", "merge", "encode_ordinary"),
-        f"trains {STUDENT_MERGES} merges with split, get_stats and merge, encodes held-out lines "
-        "with encode_ordinary and decodes them back",
+        "decode",
+        ("shuffled_vocab", "decode_with_specials"),
+        _round_trip_joint,
+        ("train_on_chunks", "encode_chunk"),
+        f"trains {STUDENT_MERGES} merges with train_on_chunks, encodes held-out lines with "
+        "encode_chunk and decodes them back",
+    ),
+    Stage(
+        "save and load",
+        ("save_text", "load_text"),
+        _save_load_joint,
+        joint_does=f"saves and loads cl100k_base's first {CL100K_PREFIX:,} tokens",
     ),
     Stage(
         "export to tiktoken",
         ("merges_to_ranks",),
         _export_joint,
-        joint_does="compares encode_ordinary with tiktoken running the exported ranks",
+        ("encode_chunk",),
+        "compares your encoder with tiktoken running the exported ranks",
     ),
     Stage(
-        "load GPT-4's ranks",
+        "GPT-4 in your class",
         ("recover_merges",),
         _load_joint,
-        joint_does=f"loads cl100k_base's first {CL100K_PREFIX:,} tokens and compares the "
-        "encoder with tiktoken",
+        ("encode_chunk",),
+        f"loads cl100k_base's first {CL100K_PREFIX:,} tokens and compares your encoder with "
+        "tiktoken",
     ),
-    Stage("SentencePiece-style merges", ("merge_by_score",)),
+    Stage(
+        "Mistral's tokenizer",
+        ("pieces_to_ids",),
+        _mistral_joint,
+        joint_does="compares Mistral 7B's ids with sentencepiece's, byte fallback included",
+    ),
 )
 
 #: The functions :func:`run_pipeline` needs, in stage order.
@@ -333,8 +394,8 @@ def _run_stage(number: int, stage: Stage, fns: dict[str, Callable]) -> StageResu
             what = "a stub" if result.status == "not implemented" else "the course's, not yours"
             return StageResult(number, stage, result.status, f"{name} is still {what}.")
         if not result.passed:
-            return StageResult(number, stage, "failed",
-                               f"{name} is wrong.\n" + _indent(result.message))  # fmt: skip
+            message = f"{name} is wrong.\n" + _indent(result.message)
+            return StageResult(number, stage, "failed", message)
     for name in stage.uses:
         if is_course_code(fns[name], check.exercise(name)):
             said = f"its end-to-end test would run the course's {name}, not yours."
@@ -348,8 +409,8 @@ def _run_stage(number: int, stage: Stage, fns: dict[str, Callable]) -> StageResu
         except Exception as err:  # the student's functions together raised: report, go on
             problem, summary = f"{type(err).__name__}: {err}", ""
         if problem is not None:
-            return StageResult(number, stage, "failed",
-                               "the end-to-end test failed:\n" + _indent(problem))  # fmt: skip
+            message = "the end-to-end test failed:\n" + _indent(problem)
+            return StageResult(number, stage, "failed", message)
         parts.append(f"end to end: {summary}")
     return StageResult(number, stage, "passed", "; ".join(parts) + ".")
 

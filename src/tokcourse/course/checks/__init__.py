@@ -18,6 +18,9 @@ module              chapter   exercises
 ``wordpiece``       11        wordpiece_word, strip_accents
 ``unigram``         11        viterbi, em_step
 ``capstone``        12        merges_to_ranks, recover_merges
+``my_tokenizer``    12        train_on_chunks, encode_chunk, shuffled_vocab,
+                              decode_with_specials, save_text, load_text,
+                              pieces_to_ids
 ``fast``            13        apply_merge, merge_lowest, encode_ordinary_cached
 =================== ========= ====================================================
 
