@@ -29,15 +29,22 @@ How this differs from sentencepiece's ``unigram_model_trainer.cc``:
 * M-step: sentencepiece uses a Bayesian estimate, ``digamma(count) - digamma(total)``, and
   drops pieces whose expected count is below 0.5; we use the maximum-likelihood
   ``log(count / total)`` and drop only pieces with an expected count of 0;
-* pruning: sentencepiece estimates a piece's loss from its frequency in the Viterbi
-  segmentations and from the second-best segmentation of the piece on its own (an
-  approximation); we recompute, for each word whose best segmentation uses the piece, the
-  best score without it (exact for Viterbi segmentations, slower);
-* stopping: sentencepiece stops at 1.1 times the vocabulary size, then keeps the required
-  characters (putting back missing ones at the lowest score) and the highest-scoring
-  pieces, and adds ``<unk>``, ``<s>``, ``</s>``; we stop at ``vocab_size`` pieces, put back
-  missing characters the same way and add no special pieces. Its scores are float32, ours
-  float64.
+* pruning: sentencepiece (``PruneSentencePieces``) first removes every piece no Viterbi
+  segmentation uses, characters included, then estimates a piece's loss from its frequency
+  in the Viterbi segmentations and from the second-best segmentation of the piece on its own
+  (an approximation; :func:`spm_prune_rows` computes it); we recompute, for each word whose
+  best segmentation uses the piece, the best score without it (:func:`removal_losses`: exact
+  for Viterbi segmentations, slower) and always keep the characters;
+* stopping: sentencepiece prunes after each pair of EM steps and stops at 1.1 times the
+  vocabulary size, removes the pieces a split of their own beats, then keeps the required
+  characters (putting back missing ones at the lowest score) and the highest-scoring pieces,
+  and adds ``<unk>``, ``<s>``, ``</s>``; we stop at ``vocab_size`` pieces after two EM steps,
+  put back missing characters the same way and add no special pieces. Its scores are
+  float32, ours float64.
+
+:func:`expected_counts`, :func:`bayesian_m_step` (with :func:`digamma`) and
+:func:`spm_prune` are sentencepiece's steps written out, for comparison; the trainer does not
+use them.
 """
 
 from __future__ import annotations
