@@ -8,16 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tokcourse.unigram import segmentations
-from tokcourse.unigram_train import (
+from tokcourse.unigram_spm_steps import (
     bayesian_m_step,
     digamma,
-    em_step,
-    expected_counts,
-    removal_losses,
     spm_prune,
     spm_prune_rows,
     two_best,
 )
+from tokcourse.unigram_train import em_step, expected_counts, removal_losses
 
 EULER = 0.5772156649015329
 
