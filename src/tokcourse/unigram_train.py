@@ -29,15 +29,22 @@ How this differs from sentencepiece's ``unigram_model_trainer.cc``:
 * M-step: sentencepiece uses a Bayesian estimate, ``digamma(count) - digamma(total)``, and
   drops pieces whose expected count is below 0.5; we use the maximum-likelihood
   ``log(count / total)`` and drop only pieces with an expected count of 0;
-* pruning: sentencepiece estimates a piece's loss from its frequency in the Viterbi
-  segmentations and from the second-best segmentation of the piece on its own (an
-  approximation); we recompute, for each word whose best segmentation uses the piece, the
-  best score without it (exact for Viterbi segmentations, slower);
-* stopping: sentencepiece stops at 1.1 times the vocabulary size, then keeps the required
-  characters (putting back missing ones at the lowest score) and the highest-scoring
-  pieces, and adds ``<unk>``, ``<s>``, ``</s>``; we stop at ``vocab_size`` pieces, put back
-  missing characters the same way and add no special pieces. Its scores are float32, ours
-  float64.
+* pruning: sentencepiece (``PruneSentencePieces``) first removes every piece no Viterbi
+  segmentation uses, characters included, then estimates a piece's loss from its frequency
+  in the Viterbi segmentations and from the second-best segmentation of the piece on its own
+  (an approximation; ``unigram_spm_steps.spm_prune_rows`` computes it); we recompute, for
+  each word whose best segmentation uses the piece, the best score without it
+  (:func:`removal_losses`: exact for Viterbi segmentations, slower) and always keep the
+  characters;
+* stopping: sentencepiece prunes after each pair of EM steps and stops at 1.1 times the
+  vocabulary size, removes the pieces a split of their own beats, then keeps the required
+  characters (putting back missing ones at the lowest score) and the highest-scoring pieces,
+  and adds ``<unk>``, ``<s>``, ``</s>``; we stop at ``vocab_size`` pieces after two EM steps,
+  put back missing characters the same way and add no special pieces. Its scores are
+  float32, ours float64.
+
+:mod:`tokcourse.unigram_spm_steps` writes sentencepiece's M-step and pruning out, for
+comparison; the trainer does not use them.
 """
 
 from __future__ import annotations
@@ -55,8 +62,10 @@ __all__ = [
     "UnigramTraining",
     "corpus_log_likelihood",
     "em_step",
+    "expected_counts",
     "forward_backward",
     "prune",
+    "removal_losses",
     "seed_pieces",
     "train_unigram",
     "word_counts",
@@ -204,21 +213,18 @@ def _best_score(
     return best[n], pieces[::-1]
 
 
-def prune(
-    word_counts: Mapping[str, int], log_probs: Mapping[str, float], keep: int
+def removal_losses(
+    word_counts: Mapping[str, int], log_probs: Mapping[str, float]
 ) -> dict[str, float]:
-    """Keep the ``keep`` pieces whose removal would cost the most (single characters always).
+    """For each multi-character piece, how much ``sum(count * best segmentation score)``
+    falls when it alone is removed (the other pieces keep their log-probabilities).
 
-    A multi-character piece's loss is the drop of ``sum(count * best segmentation score)``
-    over the words whose best segmentation uses it, when it is removed (the other pieces
-    keep their log-probabilities). Pieces no best segmentation uses lose nothing and go
-    first; a piece without which some word cannot be segmented at all (possible once EM has
-    dropped a character) has an infinite loss. Ties go by the piece. The kept
-    log-probabilities are returned unnormalized (the next EM step normalizes).
+    Only the words whose best segmentation uses the piece change; a piece no best
+    segmentation uses loses 0, and a piece without which some word cannot be segmented at
+    all (possible once EM has dropped a character) loses ``inf``.
 
-    >>> sorted(prune({"ab": 5, "cd": 1}, {"a": -2.0, "b": -2.0, "c": -2.0, "d": -2.0,
-    ...                                   "ab": -1.0, "cd": -1.0}, keep=5))
-    ['a', 'ab', 'b', 'c', 'd']
+    >>> removal_losses({"ab": 2}, {"a": -2.0, "b": -2.0, "ab": -1.5})
+    {'ab': 5.0}
     """
     longest = max(map(len, log_probs), default=0)
     users: dict[str, list[str]] = {}  # piece -> the words whose best segmentation uses it
@@ -227,7 +233,6 @@ def prune(
         best[word], pieces = _best_score(word, log_probs, longest)
         for piece in set(pieces):
             users.setdefault(piece, []).append(word)
-    singles = [p for p in log_probs if len(p) == 1]
     loss: dict[str, float] = {}
     for piece in log_probs:
         if len(piece) == 1:
@@ -239,9 +244,44 @@ def prune(
             )
         except ValueError:  # a word cannot be segmented without it (EM dropped a character)
             loss[piece] = math.inf
+    return loss
+
+
+def prune(
+    word_counts: Mapping[str, int], log_probs: Mapping[str, float], keep: int
+) -> dict[str, float]:
+    """Keep the ``keep`` pieces whose removal would cost the most (single characters always).
+
+    A multi-character piece's loss is :func:`removal_losses`'s. Pieces no best segmentation
+    uses lose nothing and go first; ties go by the piece. The kept log-probabilities are
+    returned unnormalized (the next EM step normalizes).
+
+    >>> sorted(prune({"ab": 5, "cd": 1}, {"a": -2.0, "b": -2.0, "c": -2.0, "d": -2.0,
+    ...                                   "ab": -1.0, "cd": -1.0}, keep=5))
+    ['a', 'ab', 'b', 'c', 'd']
+    """
+    loss = removal_losses(word_counts, log_probs)
+    singles = [p for p in log_probs if len(p) == 1]
     ranked = sorted(loss, key=lambda p: (-loss[p], p))
     kept = set(singles) | set(ranked[: max(0, keep - len(singles))])
     return {p: lp for p, lp in log_probs.items() if p in kept}
+
+
+def expected_counts(
+    word_counts: Mapping[str, int], log_probs: Mapping[str, float]
+) -> dict[str, float]:
+    """The E-step alone: each piece's expected count over the corpus (:func:`em_step`'s
+    ``totals``), pieces in the order of ``log_probs``, 0.0 for a piece no segmentation uses.
+
+    >>> expected_counts({"ab": 3}, {"a": math.log(0.5), "b": math.log(0.5), "ab": math.log(0.5)})
+    {'a': 1.0, 'b': 1.0, 'ab': 2.0}
+    """
+    longest = max(map(len, log_probs), default=0)
+    totals = dict.fromkeys(log_probs, 0.0)
+    for word, count in word_counts.items():
+        for piece, share in forward_backward(word, log_probs, longest)[1].items():
+            totals[piece] += count * share
+    return totals
 
 
 @dataclass(frozen=True)
