@@ -28,6 +28,8 @@ a module imports only modules listed before it):
 * ``sentencepiece_train``  a SentencePiece BPE trainer: the model ``spm_train`` writes (ch07)
 * ``unigram``     unigram segmentation: Viterbi, n-best, sampling; sentencepiece's exact ids (ch11)
 * ``unigram_train``  a small unigram trainer: seed pieces, one EM step, pruning (ch11)
+* ``unigram_spm_steps``  sentencepiece's M-step and pruning round written out, for comparison
+  (ch11)
 * ``wordpiece``   BERT's WordPiece: normalizer, pre-tokenizer, greedy longest match; HF's exact
   tokens (ch11)
 * ``wordpiece_train``  WordPiece training: count, likelihood gain, ratio score; replay (ch11)
