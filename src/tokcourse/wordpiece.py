@@ -61,9 +61,10 @@ CJK_RANGES = (
 # --- where tokenizers' Unicode tables differ from Python's ------------------------------------
 # ``tokenizers`` asks the crate ``unicode_categories`` (old Unicode tables) whether a character
 # is a control, a nonspacing mark or punctuation, ``unicode-normalization-alignments`` for NFD,
-# and Rust's std (Unicode 16) for whitespace and lower case. Python 3.11-3.13 know Unicode
-# 14.0-15.1. The tables below were read off tokenizers 0.23.3 itself, code point by code point,
-# under each of those Pythons; ``tests/test_wordpiece_parity.py`` re-derives them.
+# and Rust's std for whitespace and lower case (the tables of the compiler that built the wheel:
+# the installed 0.23.3 wheel lower-cases letters of Unicode 16 and 17). Python 3.11-3.13 know
+# Unicode 14.0-15.1. The tables below were read off tokenizers 0.23.3 itself, code point by code
+# point, under each of those Pythons; ``tests/test_wordpiece_parity.py`` re-derives them.
 # Hex ranges of characters the normalizer leaves as they are although Python's tables would
 # drop them (marks and format characters the crate does not know):
 _KEPT = """
@@ -90,7 +91,7 @@ _MAPPED = """
 """
 
 # (``_MAPPED``: ``A-B>C`` maps A..B onto C.., ``A>`` deletes A: Rust lower-cases letters of
-# Unicode 16 that Python does not know yet; the crate's NFD drops U+1734, once a Mn.)
+# Unicode 16 and 17 that Python does not know yet; the crate's NFD drops U+1734, once a Mn.)
 _EXTRA_PUNCT = "\U000111c9\u166d"  # punctuation to the crate, no longer P* to Python
 
 
