@@ -15,8 +15,11 @@ from hypothesis import strategies as st
 from tokcourse.course.bites import (
     FORMATS,
     bootstrap_ratio,
+    boundaries,
+    digit_counter,
     digit_groups,
     format_costs,
+    misaligned,
     render_records,
     unstable_prefixes,
 )
@@ -60,6 +63,29 @@ def test_digit_groups_per_encoding():
 
 
 RECORDS = [{"id": 1, "text": 'a, "b"'}, {"id": 2, "text": "café"}]
+
+
+def test_boundaries_are_place_values_of_token_ends():
+    n_digits = digit_counter(CL100K.decode_single_token_bytes)
+    assert boundaries(CL100K.encode_ordinary("1234"), n_digits) == {1}  # 123 + 4
+    assert boundaries(CL100K.encode_ordinary("10245"), n_digits) == {2}  # 102 + 45
+    assert boundaries(CL100K.encode_ordinary("999"), n_digits) == set()
+    assert boundaries(CL100K.encode_ordinary("1,234"), n_digits) == {3}  # 1 , 234
+
+
+def test_digit_counter_reads_bytes_and_pieces():
+    assert digit_counter({0: b"12a", 1: b" "}.__getitem__)(0) == 2
+    assert digit_counter({0: "\u258112"}.__getitem__)(0) == 2  # a SentencePiece piece
+
+
+def test_misaligned_counts_additions_whose_boundaries_move():
+    n_digits = digit_counter(CL100K.decode_single_token_bytes)
+    a, b = [1234, 9000], [1111, 1000]
+    texts = [str(x) for x in a + b + [x + y for x, y in zip(a, b, strict=True)]]
+    # 1234 + 1111 = 2345 keeps 3+1; 9000 + 1000 = 10000 becomes 3+2
+    assert misaligned(texts, CL100K.encode_ordinary, n_digits) == 0.5
+    with pytest.raises(ValueError, match="three blocks"):
+        misaligned(texts[:-1], CL100K.encode_ordinary, n_digits)
 
 
 def test_the_formats_are_what_the_docstring_says():

@@ -5,6 +5,8 @@ The chapter measures odd behaviours of real tokenizers; the pieces worth keeping
 - :func:`unstable_prefixes`: where cutting a text leaves a token that the whole text would
   not use (why a prompt should not end in the middle of a token, or in a space);
 - :func:`digit_groups`: how a tokenizer cuts a number into pieces, written ``"1+3"``;
+- :func:`digit_counter`, :func:`boundaries` and :func:`misaligned`: whether the operands and
+  the sum of an addition have their token boundaries at the same place values;
 - :func:`render_records` and :func:`format_costs`: the same records as JSON, compact JSON,
   YAML and CSV, and what each costs in tokens;
 - :func:`bootstrap_ratio`: how far a ratio of two sums (a language's tokens over English's)
@@ -17,6 +19,7 @@ Every function takes ``encode``, any function from a str to a list of token ids 
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from collections.abc import Callable, Sequence
@@ -26,8 +29,11 @@ import numpy as np
 __all__ = [
     "FORMATS",
     "bootstrap_ratio",
+    "boundaries",
+    "digit_counter",
     "digit_groups",
     "format_costs",
+    "misaligned",
     "render_records",
     "unstable_prefixes",
 ]
@@ -78,6 +84,62 @@ def digit_groups(number: str, decode: Callable[[int], bytes], ids: Sequence[int]
         raise ValueError(f"the tokens {pieces!r} do not spell the number {number!r}")
     sizes = [sum(c.isdigit() for c in p) for p in pieces]
     return "+".join(str(n) for n in sizes if n)
+
+
+def digit_counter(decode: Callable[[int], bytes | str]) -> Callable[[int], int]:
+    """A cached function: the number of ASCII digits in the token with a given id.
+
+    ``decode`` maps one id to its bytes (tiktoken's ``decode_single_token_bytes``) or to its
+    text (SentencePiece's ``id_to_piece``).
+
+    >>> digit_counter({0: b"12", 1: "\u25811"}.__getitem__)(1)  # a piece "▁1"
+    1
+    """
+
+    @functools.cache
+    def n_digits(token_id: int) -> int:
+        token = decode(token_id)
+        if isinstance(token, bytes):
+            return sum(c in b"0123456789" for c in token)
+        return sum(c in "0123456789" for c in token)
+
+    return n_digits
+
+
+def boundaries(ids: Sequence[int], n_digits: Callable[[int], int], n_places: int = 3) -> set[int]:
+    """Place values (digits from the right) where one token ends and the next begins.
+
+    ``n_digits`` gives the number of digits in a token (see :func:`digit_counter`). Only the
+    boundaries at place values 1 to ``n_places`` are kept: those of a 4-digit operand.
+
+    >>> sorted(boundaries([0, 1], {0: 3, 1: 1}.__getitem__))  # "123" + "4"
+    [1]
+    """
+    sizes = [n_digits(i) for i in ids]
+    ends, total = set(), sum(sizes)
+    for size in sizes:
+        total -= size
+        if 0 < total <= n_places:
+            ends.add(total)
+    return ends
+
+
+def misaligned(texts: Sequence[str], encode: Encode, n_digits: Callable[[int], int]) -> float:
+    """The share of additions whose operands and sum differ in their token boundaries.
+
+    ``texts`` holds three blocks of equal length: the first operands, the second operands,
+    the sums (``texts[i] + texts[n + i] = texts[2n + i]``). An addition is misaligned when
+    the three numbers do not have the same :func:`boundaries`.
+
+    >>> one_token = lambda s: [len(s)]  # every number is one token
+    >>> misaligned(["5", "6", "11"], one_token, lambda i: i)
+    0.0
+    """
+    if not texts or len(texts) % 3:
+        raise ValueError(f"texts must hold three blocks of equal length, got {len(texts)} texts")
+    marks = [boundaries(encode(t), n_digits) for t in texts]
+    n = len(texts) // 3
+    return float(np.mean([not (marks[i] == marks[i + n] == marks[i + 2 * n]) for i in range(n)]))
 
 
 def _check_records(records: Sequence[dict]) -> list[str]:
