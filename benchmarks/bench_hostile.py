@@ -148,17 +148,6 @@ def common_shapes(scale: int) -> dict[str, str]:
 Run = Callable[[str], object]
 
 
-def cpu_best_of(fn: Callable[[], object], repeat: int) -> float:
-    """The fastest of ``repeat`` runs in CPU seconds of this process (every library here encodes
-    one text on one thread), so other work on the machine does not inflate a growth."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def table(title: str, tokenizer: str, columns: dict[str, Run], shapes: Callable) -> dict:
     """Time every column on every shape at n and 4n; the first column is the reference.
 
@@ -176,7 +165,8 @@ def table(title: str, tokenizer: str, columns: dict[str, Run], shapes: Callable)
             for column, run in columns.items():
                 assert run(text) == want, f"{tokenizer}, {name}: {column} differs from {reference}"
             row[size] = {
-                column: cpu_best_of(lambda run=run, text=text: run(text), REPEAT)
+                # CPU seconds: every library here encodes one text on one thread
+                column: best_of(lambda run=run, text=text: run(text), REPEAT, time.process_time)
                 for column, run in columns.items()
             }
         rows.append(row)
