@@ -47,3 +47,25 @@ def execute_notebook(nb, path: Path, monkeypatch, **kernel) -> None:
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+def private_cache(paths, tmp_path: Path, monkeypatch) -> Path:
+    """A private asset cache holding copies of ``paths``, so a test may damage or delete files."""
+    import shutil
+
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    for p in paths:
+        shutil.copy(p, directory / p.name)
+    monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(directory))
+    return directory
+
+
+def refuse_downloads(monkeypatch) -> None:
+    """Make any download of an asset fail loudly."""
+    from tokcourse.course.data import store
+
+    def refuse(source, progress, settings=None):
+        raise AssertionError(f"unexpected download of {source.requirement}")
+
+    monkeypatch.setattr(store, "_download_archive", refuse)

@@ -29,8 +29,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import NOTEBOOKS
-from tokcourse.course.data import assets, corpora, sources, store
+from tests.conftest import NOTEBOOKS, private_cache, refuse_downloads
+from tokcourse.course.data import assets, corpora, sources
 from tokcourse.course.data import download as _download
 from tokcourse.course.data.assets import AssetError
 
@@ -65,22 +65,13 @@ def cached() -> dict[str, Path]:
 @pytest.fixture
 def tmp_cache(cached, tmp_path, monkeypatch) -> Path:
     """A private copy of the cache, so a test may damage or delete files."""
-    directory = tmp_path / "cache"
-    directory.mkdir()
-    for p in cached.values():
-        shutil.copy(p, directory / p.name)
-    monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(directory))
-    return directory
+    return private_cache(cached.values(), tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def no_download(monkeypatch):
     """Fail loudly if anything tries to download."""
-
-    def refuse(source, progress, settings=None):
-        raise AssertionError(f"unexpected download of {source.requirement}")
-
-    monkeypatch.setattr(store, "_download_archive", refuse)
+    refuse_downloads(monkeypatch)
 
 
 @pytest.fixture

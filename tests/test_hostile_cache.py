@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import private_cache, refuse_downloads
 from tokcourse.course.data import assets, download, sources, store
 from tokcourse.course.data.assets import AssetError
 
@@ -39,16 +40,8 @@ def cached() -> dict[str, Path]:
 @pytest.fixture
 def cache(cached, tmp_path, monkeypatch) -> Path:
     """A private cache holding botchan and r50k; downloading is an error."""
-    directory = tmp_path / "cache"
-    directory.mkdir()
-    for p in cached.values():
-        shutil.copy(p, directory / p.name)
-    monkeypatch.setenv("TOKCOURSE_CACHE_DIR", str(directory))
-
-    def refuse(source, progress, settings=None):
-        raise AssertionError(f"unexpected download of {source.requirement}")
-
-    monkeypatch.setattr(store, "_download_archive", refuse)
+    directory = private_cache(cached.values(), tmp_path, monkeypatch)
+    refuse_downloads(monkeypatch)
     return directory
 
 
