@@ -1,0 +1,133 @@
+/*
+ * tokcourse playground core: what every other playground file builds on. Loaded first.
+ *
+ * 1. A module registry. Each tokenizer file (encoder.js, sentencepiece.js, wordpiece.js, ...)
+ *    is written as
+ *        tokcoursePlaygroundModule("name", function (api) { ... api.X = ...; });
+ *    The body runs at once on the page, and `moduleSource()` gives the JavaScript that runs the
+ *    same bodies again inside the Web Worker that does the encoding (a worker made from a Blob:
+ *    a page opened from disk, file://, may not start a worker from a file). So a module body
+ *    must not touch `document` or `window`: only `api` and the globals a worker has too.
+ * 2. Data loading. A data file `data/<file>.js` (written when the book is built) calls
+ *    `tokcoursePlayground.addData("<file>", {...})`; `loadData("<file>")` injects it with a
+ *    <script> tag (fetch() is refused on file:// pages) and resolves with that object.
+ * 3. A tokenizer registry. `registerTokenizer(name, spec)` with spec = {label, files, create}:
+ *    `create(...datas)` makes the tokenizer from the objects of `files`, in that order.
+ *    `tokenizer(name)` loads the files and resolves with the tokenizer.
+ *
+ * Every tokenizer has the same small interface, which the worker's incremental encoder uses:
+ *
+ *   tok.name, tok.label
+ *   tok.nextChunkEnd(text, start) -> end        the chunk that starts at boundary `start`
+ *       ends at `end` (> start). The chunks cover the text without gaps; the chunks from a
+ *       boundary on depend only on text.slice(start) and on whether start is 0.
+ *   tok.safeBoundary(text, b) -> boolean        true if the chunks before boundary b (b > 0)
+ *       depend only on text.slice(0, b + 1): an edit at or after b + 1 cannot change them.
+ *   tok.encodeChunk(text, start, end, out)      append the chunk's tokens to out.ids,
+ *       out.starts, out.ends (plain arrays): the id, and the UTF-16 offsets in `text` of the
+ *       first and past the last character the token's bytes come from (a token that covers
+ *       no character, like SentencePiece's dummy-prefix "▁" alone, has start == end).
+ *   tok.encode(text) -> {ids, starts, ends}     the whole text: every chunk in turn.
+ *   tok.tokenInfo(id) -> {bytes, piece, kind}   bytes: the token's bytes as a binary string
+ *       (one char 0-255 per byte); piece: the vocabulary's own spelling ("▁the", "##ing",
+ *       "<0x0A>"; for byte-level BPE the bytes themselves); kind: "normal", "byte" (a
+ *       byte-fallback piece), "special", "unknown" ([UNK], <unk>).
+ *   tok.vocabSize
+ */
+(function core(global) {
+  "use strict";
+
+  const api = (global.tokcoursePlayground = global.tokcoursePlayground || {});
+  if (api.moduleSource) return; // loaded twice: keep the first
+
+  // ------------------------------------------------------------------ 1. modules
+
+  const modules = [];
+
+  global.tokcoursePlaygroundModule = function (name, body) {
+    modules.push([name, body]);
+    body(api);
+  };
+
+  /** JavaScript that re-creates this core and every module in a worker (`self`). */
+  api.moduleSource = function () {
+    const parts = [`(${core.toString()})(self);`];
+    for (const [name, body] of modules) {
+      parts.push(`tokcoursePlaygroundModule(${JSON.stringify(name)}, ${body.toString()});`);
+    }
+    return parts.join("\n");
+  };
+
+  // ------------------------------------------------------------------ 2. data
+
+  const data = {}; // file -> object handed to addData
+  const waiting = {}; // file -> [resolve, reject] callbacks
+
+  api.addData = function (file, object) {
+    data[file] = object;
+    (waiting[file] || []).forEach(([resolve]) => resolve(object));
+    delete waiting[file];
+  };
+
+  /** Where the data files are: data/ next to this script (set before loading to override). */
+  if (!api.dataUrl && global.document && global.document.currentScript) {
+    api.dataUrl = new URL("data/", global.document.currentScript.src).href;
+  }
+
+  const requested = new Set();
+
+  /** Promise of the object `data/<file>.js` hands to addData. Page only (not in the worker). */
+  api.loadData = function (file) {
+    if (data[file]) return Promise.resolve(data[file]);
+    return new Promise((resolve, reject) => {
+      (waiting[file] = waiting[file] || []).push([resolve, reject]);
+      if (requested.has(file)) return;
+      requested.add(file);
+      const tag = global.document.createElement("script");
+      tag.src = (api.dataUrl || "data/") + file + ".js";
+      tag.onerror = () => {
+        requested.delete(file);
+        const err = new Error(`could not load ${tag.src}`);
+        (waiting[file] || []).forEach(([, rej]) => rej(err));
+        delete waiting[file];
+      };
+      global.document.head.appendChild(tag);
+    });
+  };
+
+  // ------------------------------------------------------------------ 3. tokenizers
+
+  const specs = {}; // name -> {label, files, create}
+  api.TOKENIZERS = []; // names, in the order they were registered
+
+  api.registerTokenizer = function (name, spec) {
+    if (!specs[name]) api.TOKENIZERS.push(name);
+    specs[name] = spec;
+  };
+
+  api.tokenizerSpec = function (name) {
+    const spec = specs[name];
+    if (!spec) throw new Error(`unknown tokenizer ${JSON.stringify(name)}; known: ${api.TOKENIZERS.join(", ")}`);
+    return spec;
+  };
+
+  /** Make tokenizer `name` from its data objects (in the worker, the page posts them). */
+  api.createTokenizer = function (name, datas) {
+    const spec = api.tokenizerSpec(name);
+    const t0 = Date.now();
+    const tok = spec.create(...datas);
+    tok.buildMs = Date.now() - t0;
+    return tok;
+  };
+
+  const made = {}; // name -> Promise<tokenizer>
+
+  /** Promise of tokenizer `name` on the page, loading its data the first time. */
+  api.tokenizer = function (name) {
+    if (!made[name]) {
+      const spec = api.tokenizerSpec(name);
+      made[name] = Promise.all(spec.files.map(api.loadData)).then((datas) => api.createTokenizer(name, datas));
+    }
+    return made[name];
+  };
+})(typeof self !== "undefined" ? self : window);
