@@ -67,7 +67,7 @@ def test_rank_tables_are_tiktokens():
 
 def test_encoding_script_holds_the_table_compactly():
     script = playground.encoding_script("r50k_base")
-    prefix, suffix = 'tokcoursePlayground.addEncoding("r50k_base", ', ");\n"
+    prefix, suffix = 'tokcoursePlayground.addData("r50k_base", ', ");\n"
     assert script.startswith(prefix) and script.endswith(suffix)
     data = json.loads(script[len(prefix) : -len(suffix)])
     lengths, blob = base64.b64decode(data["lengths"]), base64.b64decode(data["bytes"])
@@ -312,7 +312,7 @@ def run_in_browser(static: Path, tmp_path: Path, strings: list[str], speed_text:
         encoding="utf-8",
     )
     classes = (site / "playground" / "data" / "classes.js").read_text(encoding="utf-8")
-    prefix = "tokcoursePlayground.addClasses("
+    prefix = 'tokcoursePlayground.addData("classes", '
     (site / "classes-for-test.js").write_text(
         "const CLASSES = " + classes[len(prefix) : -3] + ".classes;\n", encoding="utf-8"
     )

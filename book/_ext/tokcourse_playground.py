@@ -7,7 +7,7 @@ two kinds of data, written here into the built site's ``_static/playground/data`
    the hash-verified asset cache (``tokcourse.course.data.store.path``: the same ``.tiktoken`` files
    tiktoken loads). Compact form: the tokens' bytes concatenated in rank order, plus one byte
    per token giving its length, both base64, inside a ``.js`` file that calls
-   ``tokcoursePlayground.addEncoding(...)``. A script, not JSON: Chromium refuses ``fetch`` of
+   ``tokcoursePlayground.addData(...)`` (``core.js``). A script, not JSON: Chromium refuses ``fetch`` of
    ``file://`` pages, but runs an injected ``<script src>``, so the book works opened from disk.
 2. **Character classes** (``\\p{L}``, ``\\p{N}``, ``\\s``, ...) as tiktoken knows them (Unicode
    16.0), so the browser's own Unicode tables, older or newer, never change a split. They are
@@ -81,7 +81,7 @@ def encoding_script(name: str) -> str:
     """The ``.js`` file that hands encoding ``name``'s ranks to the playground.
 
     >>> encoding_script("r50k_base")[:46]
-    'tokcoursePlayground.addEncoding("r50k_base", {'
+    'tokcoursePlayground.addData("r50k_base", {"s'
     """
     tokens = rank_table(name)
     too_long = [t for t in tokens if len(t) > 255]
@@ -93,7 +93,7 @@ def encoding_script(name: str) -> str:
         "lengths": base64.b64encode(bytes(len(t) for t in tokens)).decode("ascii"),
         "bytes": base64.b64encode(b"".join(tokens)).decode("ascii"),
     }
-    return f"tokcoursePlayground.addEncoding({json.dumps(name)}, {json.dumps(data)});\n"
+    return f"tokcoursePlayground.addData({json.dumps(name)}, {json.dumps(data)});\n"
 
 
 def _class_body(ranges: list[tuple[int, int]]) -> str:
@@ -140,7 +140,7 @@ def classes_script() -> str:
 
     bodies = {name: _class_body(ranges) for name, ranges in unicode_classes().items()}
     data = {"unicode": UNICODE_VERSION, "classes": bodies}
-    return f"tokcoursePlayground.addClasses({json.dumps(data)});\n"
+    return f"tokcoursePlayground.addData(\"classes\", {json.dumps(data)});\n"
 
 
 def write_data(static: Path) -> dict[str, tuple[int, int]]:

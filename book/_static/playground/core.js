@@ -120,6 +120,18 @@
     return tok;
   };
 
+  /** Every token of `text` under `tok`, chunk by chunk: {ids, starts, ends}. */
+  api.encodeWhole = function (tok, text) {
+    const out = { ids: [], starts: [], ends: [] };
+    for (let start = 0; start < text.length;) {
+      const end = tok.nextChunkEnd(text, start);
+      if (!(end > start)) throw new Error(`${tok.name}: no chunk at ${start}`);
+      tok.encodeChunk(text, start, end, out);
+      start = end;
+    }
+    return out;
+  };
+
   const made = {}; // name -> Promise<tokenizer>
 
   /** Promise of tokenizer `name` on the page, loading its data the first time. */

@@ -26,16 +26,11 @@
  *   16.0 tables (book/_ext/tokcourse_playground.py, as tokcourse/unicode_pin.py does in Python).
  *   Case-insensitive contractions ('S, 'Ll) are spelled out too: [sSſ] ... (ſ folds to s).
  *
- * Data: data/<encoding>.js and data/classes.js, written at build time, loaded on demand with a
- * <script> tag (fetch() is refused on file:// pages) and handed over through addEncoding and
- * addClasses.
+ * Data: data/<encoding>.js and data/classes.js, written at build time and loaded by core.js.
+ * This file is a module of core.js: it also runs inside the playground's Web Worker.
  */
-(function (global) {
+tokcoursePlaygroundModule("tiktoken", function (api) {
   "use strict";
-
-  const api = (global.tokcoursePlayground = global.tokcoursePlayground || {});
-  const script = global.document && global.document.currentScript;
-  api.dataUrl = api.dataUrl || (script ? new URL("data/", script.src).href : "data/");
 
   // ------------------------------------------------------------------ 1. text to UTF-8 bytes
 
@@ -199,13 +194,15 @@
   }
 
   const CACHE_LIMIT = 65536;
+  const LABELS = { r50k_base: "GPT-2", cl100k_base: "GPT-4", o200k_base: "GPT-4o" };
 
   class Encoder {
-    /** `data`: the object data/<name>.js hands to addEncoding; `classes`: data/classes.js's. */
+    /** `data`: the object data/<name>.js hands over; `classes`: data/classes.js's. */
     constructor(name, data, classes) {
       this.name = name;
+      this.label = LABELS[name] || name;
       const lengths = atob(data.lengths), all = atob(data.bytes);
-      this.size = data.size;
+      this.size = this.vocabSize = data.size;
       this.tokens = new Array(data.size); // rank -> bytes (binary string)
       this.ranks = new Map(); // bytes -> rank
       let pos = 0;
@@ -221,8 +218,12 @@
       this.specialBytes = new Map([...this.special].map(([s, id]) => [id, utf8(s)]));
       const names = [...this.special.keys()].map(escapeRegex).join("|");
       this.specialPattern = names ? new RegExp(names, "g") : null;
-      this.pattern = new RegExp(patternParts(name, classes.classes).join("|"), "gu");
+      const source = patternParts(name, classes.classes).join("|");
+      this.pattern = new RegExp(source, "gu");
+      this.sticky = new RegExp(source, "yu"); // matches exactly at lastIndex (chunk by chunk)
+      this.notSpace = new RegExp(`[^${classes.classes.S}]`, "u");
       this.cache = new Map();
+      this.piece = null; // the piece (text between special tokens) nextChunkEnd is in
     }
 
     /** Split `text` into chunks (step 3). Every character lands in a chunk. */
@@ -237,7 +238,7 @@
     }
 
     /** The ids of one chunk (steps 4-5), from the cache when it was seen before. */
-    encodeChunk(chunk) {
+    chunkIds(chunk) {
       let ids = this.cache.get(chunk);
       if (ids === undefined) {
         const piece = utf8(chunk);
@@ -253,13 +254,13 @@
     encodeOrdinary(text) {
       const ids = [];
       for (const chunk of this.split(fixSurrogates(text))) {
-        for (const id of this.encodeChunk(chunk)) ids.push(id);
+        for (const id of this.chunkIds(chunk)) ids.push(id);
       }
       return ids;
     }
 
     /** Ids of `text`, every special token recognised (tiktoken's allowed_special="all"). */
-    encode(text) {
+    encodeIds(text) {
       text = fixSurrogates(text);
       if (!this.specialPattern) return this.encodeOrdinary(text);
       const ids = [];
@@ -274,6 +275,85 @@
       return ids;
     }
 
+    // -------------------------------------------------- core.js's interface, chunk by chunk
+
+    /** The special token that starts at `start` in `text`, or undefined. */
+    specialAt(text, start) {
+      if (!this.specialPattern || text.charCodeAt(start) !== 60) return undefined; // "<"
+      for (const name of this.special.keys()) if (text.startsWith(name, start)) return name;
+      return undefined;
+    }
+
+    /**
+     * End of the chunk that starts at `start`: a special token is a chunk of its own; other
+     * text is cut into pieces at the special tokens, and each piece by the split pattern, as
+     * tiktoken does (so `$` in the pattern is the end of the piece).
+     */
+    nextChunkEnd(text, start) {
+      const special = this.specialAt(text, start);
+      if (special !== undefined) return start + special.length;
+      let piece = this.piece;
+      if (!piece || piece.text !== text || start < piece.start || start >= piece.end) {
+        let end = text.length;
+        if (this.specialPattern) {
+          this.specialPattern.lastIndex = start;
+          const m = this.specialPattern.exec(text);
+          if (m) end = m.index;
+        }
+        piece = this.piece = { text, start, end, str: text.slice(start, end) };
+      }
+      this.sticky.lastIndex = start - piece.start;
+      const m = this.sticky.exec(piece.str);
+      if (!m || !m[0]) return start + (text.codePointAt(start) > 0xffff ? 2 : 1); // never happens
+      return piece.start + this.sticky.lastIndex;
+    }
+
+    /**
+     * Chunks before b depend only on text up to b (inclusive) when the last character before
+     * b is not white space (a chunk that ends in anything else looks at most one character
+     * past its end) and no special token could begin at or before b and reach past it.
+     */
+    safeBoundary(text, b) {
+      if (b <= 0) return true;
+      const last = text.codePointAt(b - 1) >= 0xdc00 && b >= 2 ? text.slice(b - 2, b) : text[b - 1];
+      if (!this.notSpace.test(last)) return false;
+      for (const name of this.special.keys()) {
+        for (let q = Math.max(0, b - name.length + 1); q <= b; q++) {
+          if (name.startsWith(text.slice(q, b + 1))) return false;
+        }
+      }
+      return true;
+    }
+
+    /** Append the tokens of chunk text[start, end) to out (ids, starts, ends). */
+    encodeChunk(text, start, end, out) {
+      const chunk = text.slice(start, end);
+      const special = this.special.get(chunk);
+      if (special !== undefined && this.specialAt(text, start) === chunk) {
+        out.ids.push(special); out.starts.push(start); out.ends.push(end);
+        return;
+      }
+      const ids = this.chunkIds(chunk);
+      // token bytes -> the characters they come from (a token may hold part of a character):
+      // character [c, c + units) holds the chunk's bytes [byte, byte + width)
+      const units = (i) => (text.codePointAt(i) > 0xffff ? 2 : 1);
+      const width = (i) => { const cp = text.codePointAt(i); return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; };
+      let c = start, byte = 0, w = width(start), pos = 0;
+      for (const id of ids) {
+        const n = this.tokens[id].length;
+        while (pos >= byte + w) { byte += w; c += units(c); w = width(c); }
+        let c2 = c, byte2 = byte, w2 = w;
+        while (pos + n > byte2 + w2) { byte2 += w2; c2 += units(c2); w2 = width(c2); }
+        out.ids.push(id); out.starts.push(c); out.ends.push(c2 + units(c2));
+        pos += n;
+      }
+    }
+
+    /** Every token of `text` with its offsets: {ids, starts, ends}. */
+    encode(text) {
+      return api.encodeWhole(this, fixSurrogates(text));
+    }
+
     /** The bytes of token `id` as a binary string. */
     tokenBytes(id) {
       const b = id < this.size ? this.tokens[id] : this.specialBytes.get(id);
@@ -284,71 +364,61 @@
     isSpecial(id) {
       return this.specialBytes.has(id);
     }
-  }
 
-  // ------------------------------------------------------------------ data loading
-
-  const pending = {}; // encoding name -> data, until the classes are there too
-  const waiting = {}; // encoding name -> [resolve, reject] callbacks
-  const loaded = {}; // encoding name -> Promise<Encoder>
-  let classes = null;
-  const injected = new Set();
-
-  function inject(file, onError) {
-    if (injected.has(file)) return;
-    injected.add(file);
-    const tag = document.createElement("script");
-    tag.src = api.dataUrl + file;
-    tag.onerror = () => onError(new Error(`could not load ${tag.src}`));
-    document.head.appendChild(tag);
-  }
-
-  function settle(name) {
-    if (!classes || !pending[name] || !waiting[name]) return;
-    const t0 = performance.now();
-    let encoder;
-    try {
-      encoder = new Encoder(name, pending[name], classes);
-    } catch (err) {
-      waiting[name].forEach(([, reject]) => reject(err));
-      return;
+    tokenInfo(id) {
+      const bytes = this.tokenBytes(id);
+      return { bytes, piece: bytes, kind: this.isSpecial(id) ? "special" : "normal" };
     }
-    encoder.buildMs = performance.now() - t0;
-    delete pending[name];
-    waiting[name].forEach(([resolve]) => resolve(encoder));
-    delete waiting[name];
+
+    /**
+     * The merges of chunk text[start, end), one at a time, in rank order (chapter 05): the
+     * chunk's bytes, then at each step the adjacent pair whose joined bytes have the lowest
+     * rank (leftmost on a tie), until no pair is a token. Quadratic: for one chunk, to watch.
+     */
+    mergeSteps(text, start, end) {
+      const chunk = text.slice(start, end);
+      const ids = [];
+      this.encodeChunk(text, start, end, { ids, starts: [], ends: [] });
+      if (this.specialAt(text, start) === chunk) {
+        return { parts: [utf8(chunk)], steps: [], ids, note: "a special token: never merged, one id" };
+      }
+      const parts = [...utf8(chunk)];
+      const initial = parts.slice(), steps = [];
+      for (;;) {
+        let best = -1, bestRank = Infinity;
+        for (let i = 0; i + 1 < parts.length; i++) {
+          const r = this.ranks.get(parts[i] + parts[i + 1]);
+          if (r !== undefined && r < bestRank) { bestRank = r; best = i; }
+        }
+        if (best < 0) break;
+        steps.push({ at: best, rank: bestRank, id: bestRank });
+        parts.splice(best, 2, parts[best] + parts[best + 1]);
+      }
+      const merged = parts.map((p) => this.ranks.get(p));
+      let note = "";
+      if (merged.join() !== ids.join()) {
+        note = `the whole chunk is itself a token (id ${ids[0]}): tiktoken looks it up first and ` +
+          "takes it, where the merges alone would stop at the parts above";
+      }
+      return { parts: initial, steps, ids, note };
+    }
   }
 
-  /** Called by data/<name>.js. */
-  api.addEncoding = function (name, data) {
-    pending[name] = data;
-    settle(name);
-  };
+  // ------------------------------------------------------------------ registration
 
-  /** Called by data/classes.js. */
-  api.addClasses = function (data) {
-    classes = data;
-    Object.keys(waiting).forEach(settle);
-  };
-
-  /** Promise of the Encoder for `name`, loading its data the first time. */
-  api.load = function (name) {
-    if (!loaded[name]) {
-      patternParts(name, { L: "", Lu: "", Ll: "", Lt: "", Lm: "", Lo: "", M: "", N: "", S: "" });
-      loaded[name] = new Promise((resolve, reject) => {
-        (waiting[name] = waiting[name] || []).push([resolve, reject]);
-        inject("classes.js", reject);
-        inject(`${name}.js`, reject);
-        settle(name);
-      });
-    }
-    return loaded[name];
-  };
+  for (const name of ["r50k_base", "cl100k_base", "o200k_base"]) {
+    api.registerTokenizer(name, {
+      label: LABELS[name],
+      files: ["classes", name],
+      create: (classes, data) => new Encoder(name, data, classes),
+    });
+  }
 
   api.ENCODINGS = ["r50k_base", "cl100k_base", "o200k_base"];
+  api.load = api.tokenizer; // the name older pages and tests use
   api.Encoder = Encoder;
   api.utf8 = utf8;
   api.fixSurrogates = fixSurrogates;
   api.bytePairMerge = bytePairMerge;
   api.patternParts = patternParts;
-})(window);
+});
