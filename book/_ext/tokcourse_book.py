@@ -40,6 +40,15 @@ from tokcourse.course.plotting import BOOK_BUILD_ENV
 PLOTLY_JS = "plotly.min.js"
 PLAYGROUND_SOURCES = Path(__file__).resolve().parents[1] / "_static" / "playground"
 PLAYGROUND_CLASS = "tokcourse-playground"
+# In load order: the core, the tokenizers (each registers itself), the engine, the widget.
+PLAYGROUND_SCRIPTS = (
+    "core.js",
+    "encoder.js",
+    "sentencepiece.js",
+    "wordpiece.js",
+    "engine.js",
+    "playground.js",
+)
 
 logger = logging.getLogger(__name__)
 
@@ -74,8 +83,9 @@ def _copy_plotly_js(app, exception) -> None:
 def _add_playground_where_needed(app, pagename, templatename, context, doctree) -> None:
     if f'class="{PLAYGROUND_CLASS}' in context.get("body", ""):
         app.add_css_file("playground/playground.css")
-        app.add_js_file("playground/encoder.js", priority=110)
-        app.add_js_file("playground/playground.js", priority=111)
+        for script in PLAYGROUND_SCRIPTS:
+            if (PLAYGROUND_SOURCES / script).is_file():
+                app.add_js_file(f"playground/{script}", priority=110)
 
 
 def _write_playground(app, exception) -> None:

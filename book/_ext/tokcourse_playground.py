@@ -7,8 +7,9 @@ two kinds of data, written here into the built site's ``_static/playground/data`
    the hash-verified asset cache (``tokcourse.course.data.store.path``: the same ``.tiktoken`` files
    tiktoken loads). Compact form: the tokens' bytes concatenated in rank order, plus one byte
    per token giving its length, both base64, inside a ``.js`` file that calls
-   ``tokcoursePlayground.addData(...)`` (``core.js``). A script, not JSON: Chromium refuses ``fetch`` of
-   ``file://`` pages, but runs an injected ``<script src>``, so the book works opened from disk.
+   ``tokcoursePlayground.addData(...)`` (``core.js``). A script, not JSON: Chromium refuses
+   ``fetch`` of ``file://`` pages, but runs an injected ``<script src>``, so the book works
+   opened from disk.
 2. **Character classes** (``\\p{L}``, ``\\p{N}``, ``\\s``, ...) as tiktoken knows them (Unicode
    16.0), so the browser's own Unicode tables, older or newer, never change a split. They are
    read off the ``regex`` module through :func:`tokcourse.unicode_pin.pin_unicode`, which the
@@ -140,7 +141,7 @@ def classes_script() -> str:
 
     bodies = {name: _class_body(ranges) for name, ranges in unicode_classes().items()}
     data = {"unicode": UNICODE_VERSION, "classes": bodies}
-    return f"tokcoursePlayground.addData(\"classes\", {json.dumps(data)});\n"
+    return f'tokcoursePlayground.addData("classes", {json.dumps(data)});\n'
 
 
 def write_data(static: Path) -> dict[str, tuple[int, int]]:

@@ -1,29 +1,51 @@
 /*
  * tokcourse playground widget: fills every <div class="tokcourse-playground"> of the page with a
- * text box and, for each encoding, the text as coloured token spans, as the notebook
- * visualizer tokcourse/course/viz.py draws them (same palette, whitespace markers, stray bytes
- * as hex, id and bytes on hover), with the token count and characters per token. It updates as
- * you type. The encoding itself is encoder.js (loaded before this file).
+ * labelled text box and, for each tokenizer, the text as coloured token boxes (as the notebook
+ * visualizer tokcourse/course/viz.py draws them), with the token count and characters per token.
  *
- * Options on the div: data-text (the starting text), data-encodings (space-separated names),
- * data-compact (a smaller box). Whatever the div holds is replaced: put a note there for
- * readers without the book's JavaScript (Jupyter, Colab).
+ * How it stays responsive with a megabyte of text in the box:
+ * - the encoding runs in a Web Worker (engine.js), made from the tokenizer modules' own source
+ *   (core.js), so it works from a book opened from disk; after a keystroke only the chunks the
+ *   edit can reach are encoded again;
+ * - input is debounced, and at most one request per box is in flight: a reader typing faster
+ *   than the worker answers gets the newest text next, never a queue;
+ * - only a window of the text is drawn (about WINDOW characters around the cursor, or a page the
+ *   reader moves to): what is on screen, not the whole document; the counts cover everything.
+ *
+ * Faithful to the bytes: a <textarea> turns "\r\n" and "\r" into "\n", so the widget keeps the
+ * text itself (TextModel): a paste or a drop is read from the event and inserted as it is, and a
+ * typed edit is mapped back onto the kept text. "\r" shows as ␍ in the token rows.
+ *
+ * Options on the div: data-text (the starting text), data-encodings (space-separated tokenizer
+ * names; default: every registered tokenizer), data-compact (a smaller box). Whatever the div
+ * holds is replaced: put a note there for readers without the book's JavaScript (Jupyter, Colab).
  */
 (function (global) {
   "use strict";
 
   const api = global.tokcoursePlayground;
-  const LABELS = { r50k_base: "GPT-2", cl100k_base: "GPT-4", o200k_base: "GPT-4o" };
+  const document = global.document;
   // viz.PALETTE and viz.SPECIAL_STYLE
   const PALETTE = ["#ffd6d6", "#ffe6bf", "#fff3b0", "#d5f2c8", "#c8eeea", "#d3e2ff", "#e4d9ff", "#ffd8f0"];
   const MARKERS = { " ": "·", "\t": "→", "\n": "↵", "\r": "␍" };
   // viz._INVISIBLE_CATEGORIES (display only: the browser's own Unicode tables decide)
   const INVISIBLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
-  const MAX_SHOWN = 20000; // tokens drawn per row; the counts always cover the whole text
+  const WINDOW = 1200; // characters drawn at a time
+  const MAX_TOKENS = 3000; // tokens drawn per row at most (a window of emoji in byte tokens)
+  const DEBOUNCE_MS = 25;
 
   function hex(n, width) {
     return n.toString(16).toUpperCase().padStart(width, "0");
   }
+
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  // ------------------------------------------------------------------ bytes to what we draw
 
   /** Length of the UTF-8 sequence a lead byte announces; 0 if it cannot start one. */
   function utf8Width(lead) {
@@ -34,7 +56,8 @@
     return 0;
   }
 
-  const decoder = new TextDecoder("utf-8", { fatal: true });
+  // ignoreBOM: without it a decoder swallows a leading U+FEFF, and the reader's BOM vanishes
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
   /** A token's bytes as runs of text {text} and runs of stray bytes {bytes} (viz._split_utf8). */
   function splitUtf8(bytes) {
@@ -59,7 +82,7 @@
     return parts;
   }
 
-  /** Python's repr() of a bytes object, as the visualizer's tooltip shows it. */
+  /** Python's repr() of a bytes object, as the visualizer shows it. */
   function bytesRepr(bytes) {
     const quote = bytes.includes("'") && !bytes.includes('"') ? '"' : "'";
     let out = "b" + quote;
@@ -75,129 +98,615 @@
     return out + quote;
   }
 
-  function el(tag, cls, text) {
-    const node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined) node.textContent = text;
-    return node;
+  // ------------------------------------------------------------------ missing fonts
+
+  /**
+   * Whether the machine has a glyph for `ch` in the token font: a character no font covers is
+   * drawn as the font's "missing" box (.notdef), the same for every such character, so we draw
+   * it once for a code point that is surely unassigned and compare the pixels.
+   */
+  const glyphs = new Map();
+  let probe = null;
+  function hasGlyph(ch, family) {
+    if (ch.codePointAt(0) < 0x370) return true;
+    let known = glyphs.get(ch);
+    if (known !== undefined) return known;
+    if (!probe) {
+      const canvas = document.createElement("canvas");
+      canvas.width = canvas.height = 32;
+      const ctx = canvas.getContext("2d", { willReadFrequently: true });
+      probe = { ctx, family: null, missing: null };
+    }
+    const draw = (c) => {
+      probe.ctx.clearRect(0, 0, 32, 32);
+      probe.ctx.fillText(c, 4, 24);
+      return probe.ctx.getImageData(0, 0, 32, 32).data;
+    };
+    if (probe.family !== family) {
+      probe.family = family;
+      probe.ctx.font = `20px ${family}`;
+      probe.ctx.fillStyle = "#000";
+      probe.missing = [draw("\u0378"), draw("\uFFFF")];
+      glyphs.clear();
+    }
+    const pixels = draw(ch);
+    const same = (a) => a.every((v, i) => v === pixels[i]);
+    known = !probe.missing.some(same);
+    glyphs.set(ch, known);
+    return known;
   }
 
-  /** The span of one token (viz._span_html). `chars`: the characters its bytes belong to. */
-  function tokenSpan(index, id, bytes, special, chars) {
-    const span = el("span", special ? "tok special" : "tok");
-    if (!special) span.style.background = PALETTE[index % PALETTE.length];
-    const parts = special ? [{ text: decoder.decode(Uint8Array.from(bytes, (c) => c.charCodeAt(0))) }] : splitUtf8(bytes);
-    let partial = false;
-    for (const part of parts) {
-      if (!("text" in part)) {
-        partial = true;
-        const hexed = [...part.bytes].map((c) => hex(c.charCodeAt(0), 2)).join(" ");
-        span.appendChild(el("span", "raw", `⟨${hexed}⟩`));
-        continue;
+  // ------------------------------------------------------------------ the text, byte for byte
+
+  /**
+   * The text the reader gave, and the part of it the textarea shows.
+   *
+   * A textarea cannot hold "\r": it shows "\r\n" and "\r" as "\n". `at` lists the display
+   * offsets of such a "\n" and `size` how many characters of the text it stands for (2 for
+   * "\r\n", 1 for "\r").
+   *
+   * A browser's textarea slows down with its length: with 100,000 lines every keystroke takes
+   * seconds in Chromium, whatever the page does. So a long text is edited through an excerpt:
+   * the textarea holds text[ea, eb), at most EXCERPT_CHARS characters and EXCERPT_LINES lines
+   * cut at line starts; the counts and the tokens cover the whole text.
+   */
+  const EXCERPT_CHARS = 100000;
+  const EXCERPT_LINES = 2000;
+
+  class TextModel {
+    constructor(text) { this.setText(text, 0); }
+
+    /** A new text; the excerpt is placed around text offset `around`. */
+    setText(text, around) {
+      this.text = text;
+      this.place(around);
+    }
+
+    get whole() { return this.ea === 0 && this.eb === this.text.length; }
+
+    /** Choose the excerpt around text offset `around` and draw it into `display`. */
+    place(around) {
+      const text = this.text;
+      if (text.length <= EXCERPT_CHARS && this.lines(0, text.length, EXCERPT_LINES + 1) <= EXCERPT_LINES) {
+        this.ea = 0; this.eb = text.length;
+      } else {
+        // start a third of the way back from `around`, at a line start, and take whole lines
+        let ea = this.lineStart(Math.max(0, around - EXCERPT_CHARS / 3));
+        let back = 0;
+        while (ea > 0 && back < EXCERPT_LINES / 3 && around - ea < EXCERPT_CHARS / 3) { ea = this.lineStart(ea - 1); back++; }
+        let eb = ea, lines = 0;
+        while (eb < text.length && lines < EXCERPT_LINES && eb - ea < EXCERPT_CHARS) {
+          const nl = text.indexOf("\n", eb);
+          const next = nl < 0 ? text.length : nl + 1;
+          if (next - ea > EXCERPT_CHARS) { eb = Math.max(eb, ea + EXCERPT_CHARS); break; }
+          eb = next; lines++;
+        }
+        eb = Math.min(eb, text.length);
+        if (eb > 0 && eb < text.length && (text.charCodeAt(eb - 1) & 0xfc00) === 0xd800) eb--;
+        this.ea = ea; this.eb = eb;
       }
+      this.draw();
+    }
+
+    lines(from, to, most) {
+      let n = 0;
+      for (let i = this.text.indexOf("\n", from); i >= 0 && i < to && n < most; i = this.text.indexOf("\n", i + 1)) n++;
+      return n;
+    }
+
+    lineStart(t) {
+      if (t <= 0) return 0;
+      const nl = this.text.lastIndexOf("\n", t - 1);
+      let start = nl + 1;
+      if (t - start > EXCERPT_CHARS / 3) start = t; // a very long line: cut inside it
+      if (start > 0 && (this.text.charCodeAt(start) & 0xfc00) === 0xdc00) start--;
+      return start;
+    }
+
+    /** The excerpt as the textarea shows it, and where its "\n"s stand for "\r\n" or "\r". */
+    draw() {
+      const part = this.text.slice(this.ea, this.eb);
+      this.at = []; this.size = [];
+      if (part.indexOf("\r") < 0) { this.display = part; return; }
+      this.display = part.replace(/\r\n?/g, "\n");
+      let shift = 0;
+      for (let i = part.indexOf("\r"); i >= 0; i = part.indexOf("\r", i + 1)) {
+        const pair = part.charCodeAt(i + 1) === 10;
+        this.at.push(i - shift);
+        this.size.push(pair ? 2 : 1);
+        if (pair) { shift++; i++; }
+      }
+    }
+
+    /** Offset in the text of display offset `d`. */
+    toText(d) {
+      let extra = 0;
+      for (let i = 0; i < this.at.length && this.at[i] < d; i++) extra += this.size[i] - 1;
+      return this.ea + d + extra;
+    }
+
+    /** Display offset of text offset `t` (clamped to the excerpt). */
+    toDisplay(t) {
+      t = Math.max(this.ea, Math.min(this.eb, t)) - this.ea;
+      let d = t;
+      for (let i = 0; i < this.at.length; i++) {
+        const textAt = this.toText(this.at[i]) - this.ea;
+        if (textAt >= t) break;
+        if (this.size[i] === 2 && textAt + 1 < t) d -= 1;
+      }
+      return d;
+    }
+
+    /** The textarea changed from `display` to `shown` by typing: apply the same edit. */
+    typed(shown) {
+      const old = this.display;
+      let p = 0;
+      const most = Math.min(old.length, shown.length);
+      while (p < most && old.charCodeAt(p) === shown.charCodeAt(p)) p++;
+      let s = 0;
+      while (s < most - p && old.charCodeAt(old.length - 1 - s) === shown.charCodeAt(shown.length - 1 - s)) s++;
+      const from = this.toText(p), to = this.toText(old.length - s), inserted = shown.slice(p, shown.length - s);
+      this.text = this.text.slice(0, from) + inserted + this.text.slice(to);
+      this.eb += inserted.length - (to - from);
+      if (this.at.length) this.draw(); else this.display = shown;
+    }
+
+    /** Replace display range [start, end) by `data` exactly as given; text offset after it. */
+    insert(start, end, data) {
+      const from = this.toText(start), to = this.toText(end);
+      this.setText(this.text.slice(0, from) + data + this.text.slice(to), from + data.length);
+      return from + data.length;
+    }
+
+    /** Move the excerpt by about its length (direction -1 or +1); false if it cannot move. */
+    move(direction) {
+      if (direction < 0 && this.ea === 0) return false;
+      if (direction > 0 && this.eb >= this.text.length) return false;
+      const around = direction < 0 ? this.ea - EXCERPT_CHARS / 3 : this.eb + EXCERPT_CHARS / 3;
+      this.place(Math.max(0, Math.min(this.text.length, Math.round(around))));
+      return true;
+    }
+  }
+
+  // ------------------------------------------------------------------ the worker
+
+  let worker = null;
+  const ready = {}; // tokenizer name -> Promise (resolves when the worker has built it)
+  const readyCallbacks = {};
+  const boxes = new Map(); // box id -> Box
+
+  function getWorker() {
+    if (worker) return worker;
+    const source = api.moduleSource() + "\ntokcoursePlayground.serveWorker(self);\n";
+    const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+    worker = new Worker(url);
+    worker.onmessage = (event) => {
+      const msg = event.data;
+      if (msg.type === "ready" || (msg.type === "error" && msg.box === undefined)) {
+        const cb = readyCallbacks[msg.name];
+        if (cb) msg.type === "ready" ? cb[0](msg) : cb[1](new Error(msg.message));
+        return;
+      }
+      const box = boxes.get(msg.box);
+      if (box) box.received(msg);
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      for (const box of boxes.values()) box.failed(event.message || "the worker stopped");
+    };
+    return worker;
+  }
+
+  /** Promise that tokenizer `name` is ready in the worker (its data loaded on the page once). */
+  function prepare(name) {
+    if (!ready[name]) {
+      const spec = api.tokenizerSpec(name);
+      ready[name] = Promise.all(spec.files.map(api.loadData)).then((datas) => new Promise((resolve, reject) => {
+        readyCallbacks[name] = [resolve, reject];
+        getWorker().postMessage({ type: "init", name, datas });
+      }));
+    }
+    return ready[name];
+  }
+
+  // ------------------------------------------------------------------ one box
+
+  let boxCount = 0;
+
+  class Box {
+    constructor(div) {
+      this.div = div;
+      this.id = ++boxCount;
+      boxes.set(this.id, this);
+      const available = api.TOKENIZERS;
+      this.names = (div.dataset.encodings ? div.dataset.encodings.split(/\s+/).filter(Boolean) : available)
+        .filter((n) => available.includes(n));
+      const start = div.dataset.text !== undefined ? div.dataset.text : "Hello world! Type here.";
+      this.model = new TextModel(start);
+      this.version = 0; // of the text
+      this.sent = 0; // the version last sent to the worker
+      this.inFlight = false;
+      this.follow = true; // the window follows the cursor
+      this.windowStart = 0;
+      this.rows = {};
+      this.timings = []; // for the tests: {version, sentAt, paintedAt}
+      this.build();
+      this.textarea.value = this.model.display;
+      this.listen();
+      this.div.dataset.ready = "loading";
+      Promise.allSettled(this.names.map((name) => prepare(name).then(
+        () => { this.rows[name].ready = true; },
+        (err) => { this.rows[name].stats.textContent = `could not load: ${err.message}`; },
+      ))).then(() => { this.request(true); });
+    }
+
+    build() {
+      const div = this.div, id = `tkp-${this.id}`;
+      div.replaceChildren();
+      const label = el("label", "tkp-label", "Text to tokenize");
+      label.htmlFor = `${id}-input`;
+      const input = (this.textarea = el("textarea", "tkp-input"));
+      input.id = `${id}-input`;
+      const lines = this.model.display.split("\n").length;
+      input.rows = Math.min(Math.max(2, lines), div.dataset.compact !== undefined ? 4 : 10);
+      input.spellcheck = false;
+      input.setAttribute("autocomplete", "off");
+      input.setAttribute("aria-describedby", `${id}-status`);
+      this.status = el("p", "tkp-status", "Loading the tokenizers…");
+      this.status.id = `${id}-status`;
+      this.status.setAttribute("role", "status");
+      this.status.setAttribute("aria-live", "polite");
+      const nav = (this.nav = el("div", "tkp-nav"));
+      this.where = el("span", "tkp-where");
+      this.earlier = el("button", "tkp-button", "◀ Earlier");
+      this.later = el("button", "tkp-button", "Later ▶");
+      this.earlier.type = this.later.type = "button";
+      nav.append(this.where, " ", this.earlier, " ", this.later);
+      nav.hidden = true;
+      const part = (this.part = el("div", "tkp-nav"));
+      this.partWhere = el("span", "tkp-where");
+      this.partEarlier = el("button", "tkp-button", "◀ Earlier part");
+      this.partLater = el("button", "tkp-button", "Later part ▶");
+      this.partEarlier.type = this.partLater.type = "button";
+      part.append(this.partWhere, " ", this.partEarlier, " ", this.partLater);
+      part.hidden = true;
+      div.append(label, part, input, this.status, nav);
+      for (const name of this.names) {
+        const spec = api.tokenizerSpec(name);
+        const row = el("div", "row");
+        row.dataset.encoding = name;
+        const hdr = el("div", "hdr");
+        const title = el("b", "", spec.label || name);
+        title.id = `${id}-${name}-title`;
+        hdr.append(title, " ", el("code", "tkp-name", name), " ", el("span", "stats", "loading…"));
+        const txt = el("div", "txt");
+        txt.setAttribute("role", "listbox");
+        txt.setAttribute("aria-labelledby", title.id);
+        txt.setAttribute("aria-orientation", "horizontal");
+        row.append(hdr, txt);
+        div.appendChild(row);
+        this.rows[name] = { name, row, txt, stats: hdr.querySelector(".stats"), data: null, ready: false, focus: -1 };
+      }
+      this.details = el("div", "tkp-details");
+      this.details.setAttribute("aria-live", "polite");
+      this.details.textContent = "Select a token (click it, or Tab to a row and use the arrow keys) to read its id and bytes.";
+      div.appendChild(this.details);
+    }
+
+    listen() {
+      const input = this.textarea;
+      // when a keystroke starts (before the textarea itself changes), for the speed tests
+      input.addEventListener("beforeinput", () => { this.keyAt = performance.now(); });
+      input.addEventListener("input", () => {
+        this.model.typed(input.value);
+        this.changed();
+      });
+      const take = (event, data) => {
+        if (data === null || data === undefined) return;
+        event.preventDefault();
+          const after = this.model.insert(input.selectionStart, input.selectionEnd, data);
+        input.value = this.model.display;
+        const caret = this.model.toDisplay(after);
+        input.setSelectionRange(caret, caret);
+        this.changed();
+      };
+      // read pasted and dropped text ourselves: the textarea would turn "\r\n" into "\n"
+      input.addEventListener("paste", (event) => take(event, event.clipboardData && event.clipboardData.getData("text/plain")));
+      input.addEventListener("drop", (event) => {
+        const data = event.dataTransfer && event.dataTransfer.getData("text/plain");
+        if (data) { input.focus(); take(event, data); }
+      });
+      const moved = () => {
+        if (!this.follow) this.follow = true;
+        this.schedule(false);
+      };
+      input.addEventListener("keyup", moved);
+      input.addEventListener("click", moved);
+      const movePart = (direction) => {
+        if (!this.model.move(direction)) return;
+        input.value = this.model.display;
+        input.setSelectionRange(0, 0);
+        this.follow = true;
+        this.showPart();
+        this.request(false, true);
+      };
+      this.partEarlier.addEventListener("click", () => movePart(-1));
+      this.partLater.addEventListener("click", () => movePart(+1));
+      this.earlier.addEventListener("click", () => this.page(-1));
+      this.later.addEventListener("click", () => this.page(+1));
+      for (const name of this.names) this.listenRow(this.rows[name]);
+    }
+
+    listenRow(row) {
+      const tokens = () => row.txt.querySelectorAll(".tok");
+      row.txt.addEventListener("keydown", (event) => {
+        const all = tokens();
+        if (!all.length) return;
+        let i = row.focus;
+        const keys = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+        if (event.key in keys) i = Math.max(0, Math.min(all.length - 1, i + keys[event.key]));
+        else if (event.key === "Home") i = 0;
+        else if (event.key === "End") i = all.length - 1;
+        else if (event.key === "Enter" || event.key === " ") { this.watch(row, i); event.preventDefault(); return; }
+        else return;
+        event.preventDefault();
+        this.select(row, i, true);
+      });
+      row.txt.addEventListener("click", (event) => {
+        const tok = event.target.closest(".tok");
+        if (!tok) return;
+        this.select(row, Number(tok.dataset.k), true);
+      });
+      row.txt.addEventListener("dblclick", (event) => {
+        const tok = event.target.closest(".tok");
+        if (tok) this.watch(row, Number(tok.dataset.k));
+      });
+    }
+
+    // -------------------------------------------------- asking the worker
+
+    /** Say which part of a long text the box holds. */
+    showPart() {
+      const m = this.model;
+      this.part.hidden = m.whole;
+      if (m.whole) return;
+      const n = (x) => x.toLocaleString("en");
+      this.partWhere.textContent = `This text is long: the box holds characters ${n(m.ea + 1)}–${n(m.eb)} of ` +
+        `${n(m.text.length)} for editing. Counts and tokens cover all of it.`;
+      this.partEarlier.disabled = m.ea === 0;
+      this.partLater.disabled = m.eb >= m.text.length;
+    }
+
+    changed() {
+      this.showPart();
+      this.version++;
+      this.follow = true;
+      this.timings.push({ version: this.version, at: this.keyAt || performance.now(), input: performance.now() });
+      this.keyAt = 0;
+      if (this.timings.length > 200) this.timings.splice(0, 100);
+      this.schedule(true);
+    }
+
+    schedule(textChanged) {
+      this.dirtyText = this.dirtyText || textChanged;
+      if (this.timer) return;
+      this.timer = setTimeout(() => { this.timer = null; this.request(false); }, DEBOUNCE_MS);
+    }
+
+    /** The window to draw: around the cursor when following it. */
+    window() {
+      const length = this.model.text.length;
+      if (length <= WINDOW * 1.5) return [0, length];
+      if (this.follow) {
+        const caret = this.model.toText(this.textarea.selectionEnd);
+        this.windowStart = Math.max(0, Math.min(length - WINDOW, caret - Math.floor(WINDOW / 3)));
+      }
+      return [this.windowStart, Math.min(length, this.windowStart + WINDOW)];
+    }
+
+    page(direction) {
+      const length = this.model.text.length;
+      this.follow = false;
+      this.windowStart = Math.max(0, Math.min(Math.max(0, length - WINDOW), this.windowStart + direction * WINDOW));
+      this.request(false, true);
+    }
+
+    request(initial, windowOnly) {
+      if (this.inFlight) { this.pending = true; return; }
+      const names = this.names.filter((n) => this.rows[n].ready);
+      if (!names.length) return;
+      const withText = initial || this.dirtyText || this.sent !== this.version;
+      this.dirtyText = false;
+      this.inFlight = true;
+      this.waiting = new Set(names);
+      this.sent = this.version;
+      const message = { box: this.id, version: this.version, names, window: this.window(), max: MAX_TOKENS };
+      if (withText && !windowOnly) getWorker().postMessage({ type: "text", text: this.model.text, ...message });
+      else getWorker().postMessage({ type: "window", ...message });
+      this.shownWindow = message.window;
+    }
+
+    received(msg) {
+      const row = this.rows[msg.name];
+      if (msg.type === "error") {
+        row.stats.textContent = `error: ${msg.message}`;
+      } else {
+        row.data = msg;
+      }
+      this.waiting.delete(msg.name);
+      if (this.waiting.size) return;
+      this.inFlight = false;
+      this.paint(msg.version);
+      if (this.pending || this.sent !== this.version) { this.pending = false; this.request(false); }
+    }
+
+    failed(message) {
+      this.status.textContent = `The playground stopped: ${message}`;
+      this.inFlight = false;
+    }
+
+    // -------------------------------------------------- drawing
+
+    paint(version) {
+      const paintStart = performance.now();
+      const [wa, wb] = this.shownWindow;
+      const text = this.model.text;
+      const counts = [];
+      if (!this.family) this.family = getComputedStyle(this.rows[this.names[0]].txt).fontFamily;
+      const family = this.family;
+      for (const name of this.names) {
+        const row = this.rows[name], d = row.data;
+        if (!d) continue;
+        this.drawRow(row, d, text, family);
+        const n = d.count;
+        const ratio = n ? `, ${(d.chars / n).toFixed(2)} chars/token` : "";
+        row.stats.textContent = `${n.toLocaleString("en")} token${n !== 1 ? "s" : ""}${ratio}`;
+        row.row.dataset.count = n;
+        row.row.dataset.ms = d.ms.toFixed(2);
+        counts.push(`${api.tokenizerSpec(name).label}: ${n.toLocaleString("en")}`);
+      }
+      const chars = this.rows[this.names[0]].data ? this.rows[this.names[0]].data.chars : 0;
+      const summary = `${chars.toLocaleString("en")} character${chars !== 1 ? "s" : ""}. Tokens: ${counts.join(", ")}.`;
+      if (this.status.textContent !== summary) this.status.textContent = summary;
+      const whole = wa === 0 && wb === text.length;
+      this.nav.hidden = whole;
+      if (!whole) {
+        this.where.textContent = `Showing characters ${(wa + 1).toLocaleString("en")}–${wb.toLocaleString("en")} of ` +
+          `${text.length.toLocaleString("en")}${this.follow ? ", around the cursor" : ""}.`;
+        this.earlier.disabled = wa === 0;
+        this.later.disabled = wb >= text.length;
+      }
+      const now = performance.now();
+      this.paintMs = now - paintStart;
+      for (const t of this.timings) if (t.version <= version && t.painted === undefined) t.painted = now;
+      this.painted = version;
+      this.div.dataset.painted = version;
+      this.div.dataset.ready = "yes";
+    }
+
+    drawRow(row, d, text, family) {
+      const w = d.win, frag = document.createDocumentFragment();
+      let prevEnd = w.from;
+      const n = w.ids.length;
+      for (let k = 0; k < n; k++) {
+        const start = w.starts[k], end = w.ends[k];
+        if (start > prevEnd) frag.appendChild(this.gap(text.slice(prevEnd, start)));
+        frag.appendChild(this.tokenSpan(row, w, k, text, family));
+        if (end > prevEnd) prevEnd = end;
+      }
+      if (w.to > prevEnd) frag.appendChild(this.gap(text.slice(prevEnd, w.to)));
+      if (w.more) frag.appendChild(el("span", "empty", ` … (${w.more.toLocaleString("en")} more tokens in this window not drawn)`));
+      if (!n && d.count === 0) frag.appendChild(el("span", "empty", "(no tokens)"));
+      row.txt.replaceChildren(frag);
+      row.focus = -1;
+      const first = row.txt.querySelector(".tok");
+      if (first) first.tabIndex = 0;
+      else row.txt.tabIndex = -1;
+    }
+
+    /** Text no token covers (BERT drops white space): drawn faintly, outside any box. */
+    gap(text) {
+      const span = el("span", "gap");
+      span.setAttribute("aria-hidden", "true");
+      this.appendText(span, text, null);
+      return span;
+    }
+
+    appendText(span, text, family) {
       let plain = "";
       const flush = () => { if (plain) { span.appendChild(document.createTextNode(plain)); plain = ""; } };
-      for (const ch of part.text) {
+      for (const ch of text) {
         if (ch === "\n") { flush(); span.appendChild(el("span", "ws", "↵")); span.appendChild(el("br")); }
         else if (MARKERS[ch]) { flush(); span.appendChild(el("span", "ws", MARKERS[ch])); }
         else if (INVISIBLE.test(ch)) { flush(); span.appendChild(el("span", "ws", `⟨U+${hex(ch.codePointAt(0), 4)}⟩`)); }
-        else plain += ch;
+        else if (family && !hasGlyph(ch, family)) {
+          flush();
+          const label = el("span", "nofont", `⟨U+${hex(ch.codePointAt(0), 4)}⟩`);
+          label.title = `${ch} (no font on this machine draws it)`;
+          span.appendChild(label);
+        } else plain += ch;
       }
       flush();
     }
-    const n = bytes.length;
-    const lines = [`token ${index} · id ${id} · ${n} byte${n !== 1 ? "s" : ""}`];
-    if (special) lines.push("special token");
-    lines.push(bytesRepr(bytes));
-    if (partial) {
-      const what = [...chars].map((c) => `${c} (U+${hex(c.codePointAt(0), 4)})`).join(", ");
-      lines.push(`not valid UTF-8 alone; bytes of ${what}`);
-    }
-    span.title = lines.join("\n");
-    span.dataset.id = id;
-    return span;
-  }
 
-  /** Draw `text` under `encoder` into `row` (a .row element with .stats and .txt). */
-  function drawRow(row, encoder, text) {
-    const t0 = performance.now();
-    const ids = encoder.encode(text);
-    const ms = performance.now() - t0;
-    text = api.fixSurrogates(text);
-    const chars = [...text];
-    // byte offset where each character starts, to name the characters of a partial token
-    const starts = [];
-    let offset = 0;
-    for (const ch of chars) { starts.push(offset); offset += api.utf8(ch).length; }
-    const txt = row.querySelector(".txt");
-    const frag = document.createDocumentFragment();
-    let pos = 0, c = 0;
-    ids.forEach((id, index) => {
-      const bytes = encoder.tokenBytes(id);
-      if (index < MAX_SHOWN) {
-        while (c + 1 < starts.length && starts[c + 1] <= pos) c++;
-        let last = c;
-        while (last < starts.length && starts[last] < pos + bytes.length) last++;
-        frag.appendChild(tokenSpan(index, id, bytes, encoder.isSpecial(id), chars.slice(c, last).join("")));
+    tokenSpan(row, w, k, text, family) {
+      const id = w.ids[k], info = w.infos[id];
+      const special = info.kind === "special";
+      const span = el("span", special ? "tok special" : info.kind === "unknown" ? "tok unknown" : "tok");
+      if (!special) span.style.background = PALETTE[(w.i0 + k) % PALETTE.length];
+      span.dataset.k = k;
+      span.tabIndex = -1;
+      span.setAttribute("role", "option");
+      span.setAttribute("aria-selected", "false");
+      let partial = false;
+      if (info.display !== undefined) {
+        this.appendText(span, info.display, family); // a vocabulary piece shown as spelled (##ing, ▁the)
+      } else {
+        for (const part of special ? [{ text: decoder.decode(Uint8Array.from(info.bytes, (c) => c.charCodeAt(0))) }] : splitUtf8(info.bytes)) {
+          if ("text" in part) { this.appendText(span, part.text, family); continue; }
+          partial = true;
+          const hexed = [...part.bytes].map((c) => hex(c.charCodeAt(0), 2)).join(" ");
+          span.appendChild(el("span", "raw", `⟨${hexed}⟩`));
+        }
       }
-      pos += bytes.length;
-    });
-    if (ids.length > MAX_SHOWN) frag.appendChild(el("span", "empty", ` … (first ${MAX_SHOWN.toLocaleString("en")} tokens shown)`));
-    if (!ids.length) frag.appendChild(el("span", "empty", "(no tokens)"));
-    txt.replaceChildren(frag);
-    const n = ids.length;
-    const ratio = n ? `, ${(chars.length / n).toFixed(2)} chars/token` : "";
-    row.querySelector(".stats").textContent = `${n} token${n !== 1 ? "s" : ""}${ratio}`;
-    row.dataset.count = n;
-    row.dataset.ms = ms.toFixed(2);
+      return span;
+    }
+
+    /** What a token is: its place, id, bytes and the characters they come from. */
+    describe(row, w, k, text, partial, short) {
+      const id = w.ids[k], info = w.infos[id], n = info.bytes.length;
+      const chars = text.slice(w.starts[k], w.ends[k]);
+      const parts = [`token ${(w.i0 + k + 1).toLocaleString("en")} of ${row.data.count.toLocaleString("en")}`, `id ${id}`];
+      if (info.piece !== info.bytes) parts.push(`piece ${JSON.stringify(info.piece)}`);
+      parts.push(`${n} byte${n !== 1 ? "s" : ""} ${bytesRepr(info.bytes)}`);
+      if (info.kind !== "normal") parts.push(info.kind === "byte" ? "byte fallback" : `${info.kind} token`);
+      if (partial) parts.push(`not valid UTF-8 alone: bytes of ${[...chars].map((c) => `U+${hex(c.codePointAt(0), 4)}`).join(" ")}`);
+      else if (!short && chars) parts.push(`from the text ${JSON.stringify(chars)}`);
+      return parts.join(", ");
+    }
+
+    select(row, k, focus) {
+      const all = row.txt.querySelectorAll(".tok");
+      if (!all.length) return;
+      k = Math.max(0, Math.min(all.length - 1, k));
+      if (row.focus >= 0 && all[row.focus]) {
+        all[row.focus].tabIndex = -1;
+        all[row.focus].setAttribute("aria-selected", "false");
+      } else {
+        all.forEach((t) => { t.tabIndex = -1; });
+      }
+      row.focus = k;
+      const tok = all[k];
+      tok.tabIndex = 0;
+      tok.setAttribute("aria-selected", "true");
+      const partial0 = tok.querySelector(".raw") !== null;
+      tok.setAttribute("aria-label", this.describe(row, row.data.win, k, this.model.text, partial0, true));
+      if (focus) tok.focus();
+      const w = row.data.win, label = api.tokenizerSpec(row.name).label;
+      const partial = tok.querySelector(".raw") !== null;
+      this.details.replaceChildren(el("b", "", `${label}: `), this.describe(row, w, k, this.model.text, partial, false));
+      const [cs, ce] = w.chunkOf[k];
+      if (w.steps) {
+        const button = el("button", "tkp-button", "Watch BPE merge this chunk");
+        button.type = "button";
+        button.addEventListener("click", () => this.watch(row, k));
+        this.details.append(" ", button);
+      }
+      this.details.dataset.chunk = JSON.stringify([cs, ce]);
+    }
+
+    /** Open the merge stepper (stepper.js) on the chunk of token k. */
+    watch(row, k) {
+      const w = row.data && row.data.win;
+      if (!w || !w.steps || typeof api.showMerges !== "function" || !w.chunkOf[k]) return;
+      const [cs, ce] = w.chunkOf[k];
+      api.showMerges(row.name, api.fixSurrogates(this.model.text), cs, ce);
+    }
   }
 
-  function init(box) {
-    if (box.dataset.ready) return;
-    box.dataset.ready = "loading";
-    const names = (box.dataset.encodings || api.ENCODINGS.join(" ")).split(/\s+/).filter(Boolean);
-    const start = box.dataset.text !== undefined ? box.dataset.text : "Hello world! Type here.";
-    box.replaceChildren();
-    const input = el("textarea", "tkp-input");
-    input.value = start;
-    const lines = start.split("\n").length;
-    input.rows = Math.min(Math.max(2, lines), box.dataset.compact !== undefined ? 4 : 10);
-    input.spellcheck = false;
-    input.setAttribute("aria-label", "text to tokenize");
-    box.appendChild(input);
-    const rows = names.map((name) => {
-      const row = el("div", "row");
-      row.dataset.encoding = name;
-      const hdr = el("div", "hdr");
-      hdr.appendChild(el("b", "", `${LABELS[name] || name} (${name})`));
-      hdr.appendChild(document.createTextNode(" "));
-      hdr.appendChild(el("span", "stats", "loading…"));
-      row.appendChild(hdr);
-      row.appendChild(el("div", "txt"));
-      box.appendChild(row);
-      return row;
-    });
-    const encoders = {};
-    let scheduled = false;
-    const redraw = () => {
-      scheduled = false;
-      rows.forEach((row) => { const e = encoders[row.dataset.encoding]; if (e) drawRow(row, e, input.value); });
-    };
-    input.addEventListener("input", () => {
-      if (!scheduled) { scheduled = true; setTimeout(redraw, 30); }
-    });
-    let done = 0;
-    rows.forEach((row) => {
-      const name = row.dataset.encoding;
-      api.load(name).then((encoder) => {
-        encoders[name] = encoder;
-        drawRow(row, encoder, input.value);
-      }).catch((err) => {
-        row.querySelector(".stats").textContent = `could not load ${name}: ${err.message}`;
-      }).finally(() => {
-        if (++done === rows.length) box.dataset.ready = "yes";
-      });
-    });
+  function init(div) {
+    if (div.dataset.ready) return;
+    new Box(div); // eslint-disable-line no-new
   }
 
   function initAll() {
@@ -205,6 +714,8 @@
   }
 
   api.initAll = initAll;
+  api.TextModel = TextModel;
+  api.boxes = boxes;
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", initAll);
   else initAll();
 })(window);
