@@ -148,10 +148,12 @@
    * A browser's textarea slows down with its length: with 100,000 lines every keystroke takes
    * seconds in Chromium, whatever the page does. So a long text is edited through an excerpt:
    * the textarea holds text[ea, eb), at most EXCERPT_CHARS characters and EXCERPT_LINES lines
-   * cut at line starts; the counts and the tokens cover the whole text.
+   * cut at line starts (LONG_LINE characters when a line is longer); the counts and the tokens
+   * cover the whole text.
    */
   const EXCERPT_CHARS = 100000;
   const EXCERPT_LINES = 2000;
+  const LONG_LINE = 10000;
 
   class TextModel {
     constructor(text) { this.setText(text, 0); }
@@ -167,25 +169,43 @@
     /** Choose the excerpt around text offset `around` and draw it into `display`. */
     place(around) {
       const text = this.text;
-      if (text.length <= EXCERPT_CHARS && this.lines(0, text.length, EXCERPT_LINES + 1) <= EXCERPT_LINES) {
+      if (text.length <= EXCERPT_CHARS && this.lines(0, text.length, EXCERPT_LINES + 1) <= EXCERPT_LINES
+          && this.longestLine(0, text.length) <= LONG_LINE) {
         this.ea = 0; this.eb = text.length;
       } else {
-        // start a third of the way back from `around`, at a line start, and take whole lines
-        let ea = this.lineStart(Math.max(0, around - EXCERPT_CHARS / 3));
-        let back = 0;
-        while (ea > 0 && back < EXCERPT_LINES / 3 && around - ea < EXCERPT_CHARS / 3) { ea = this.lineStart(ea - 1); back++; }
-        let eb = ea, lines = 0;
-        while (eb < text.length && lines < EXCERPT_LINES && eb - ea < EXCERPT_CHARS) {
-          const nl = text.indexOf("\n", eb);
-          const next = nl < 0 ? text.length : nl + 1;
-          if (next - ea > EXCERPT_CHARS) { eb = Math.max(eb, ea + EXCERPT_CHARS); break; }
-          eb = next; lines++;
-        }
-        eb = Math.min(eb, text.length);
-        if (eb > 0 && eb < text.length && (text.charCodeAt(eb - 1) & 0xfc00) === 0xd800) eb--;
-        this.ea = ea; this.eb = eb;
+        this.cut(around, EXCERPT_CHARS);
+        // one very long line is as slow to edit as many lines: hold less of it
+        if (this.longestLine(this.ea, this.eb) > LONG_LINE) this.cut(around, LONG_LINE);
       }
       this.draw();
+    }
+
+    /** The excerpt: whole lines around `around`, at most `limit` characters, EXCERPT_LINES lines. */
+    cut(around, limit) {
+      const text = this.text;
+      // start a third of the way back from `around`, at a line start, and take whole lines
+      let ea = this.lineStart(Math.max(0, around - limit / 3), limit);
+      let back = 0;
+      while (ea > 0 && back < EXCERPT_LINES / 3 && around - ea < limit / 3) { ea = this.lineStart(ea - 1, limit); back++; }
+      let eb = ea, lines = 0;
+      while (eb < text.length && lines < EXCERPT_LINES && eb - ea < limit) {
+        const nl = text.indexOf("\n", eb);
+        const next = nl < 0 ? text.length : nl + 1;
+        if (next - ea > limit) { eb = Math.max(eb, ea + limit); break; }
+        eb = next; lines++;
+      }
+      eb = Math.min(eb, text.length);
+      if (eb > 0 && eb < text.length && (text.charCodeAt(eb - 1) & 0xfc00) === 0xd800) eb--;
+      this.ea = ea; this.eb = eb;
+    }
+
+    longestLine(from, to) {
+      let longest = 0, start = from;
+      for (let i = this.text.indexOf("\n", from); i >= 0 && i < to; i = this.text.indexOf("\n", i + 1)) {
+        longest = Math.max(longest, i - start);
+        start = i + 1;
+      }
+      return Math.max(longest, to - start);
     }
 
     lines(from, to, most) {
@@ -194,11 +214,11 @@
       return n;
     }
 
-    lineStart(t) {
+    lineStart(t, limit) {
       if (t <= 0) return 0;
       const nl = this.text.lastIndexOf("\n", t - 1);
       let start = nl + 1;
-      if (t - start > EXCERPT_CHARS / 3) start = t; // a very long line: cut inside it
+      if (t - start > limit / 3) start = t; // a very long line: cut inside it
       if (start > 0 && (this.text.charCodeAt(start) & 0xfc00) === 0xdc00) start--;
       return start;
     }
@@ -385,7 +405,8 @@
         txt.setAttribute("aria-orientation", "horizontal");
         row.append(hdr, txt);
         div.appendChild(row);
-        this.rows[name] = { name, row, txt, stats: hdr.querySelector(".stats"), data: null, ready: false, focus: -1 };
+        this.rows[name] = { name, row, txt, stats: hdr.querySelector(".stats"), data: null, ready: false, focus: -1,
+          drawn: new Map() }; // id -> the token's drawn box, to copy
       }
       this.details = el("div", "tkp-details");
       this.details.setAttribute("aria-live", "polite");
@@ -451,6 +472,10 @@
         else return;
         event.preventDefault();
         this.select(row, i, true);
+      });
+      row.txt.addEventListener("focusin", (event) => {
+        const tok = event.target.closest(".tok");
+        if (tok && Number(tok.dataset.k) !== row.focus) this.select(row, Number(tok.dataset.k), false);
       });
       row.txt.addEventListener("click", (event) => {
         const tok = event.target.closest(".tok");
@@ -521,6 +546,8 @@
       this.waiting = new Set(names);
       this.sent = this.version;
       const message = { box: this.id, version: this.version, names, window: this.window(), max: MAX_TOKENS };
+      const entry = this.timings.find((t) => t.version === this.version);
+      if (entry && entry.sent === undefined) entry.sent = performance.now();
       if (withText && !windowOnly) getWorker().postMessage({ type: "text", text: this.model.text, ...message });
       else getWorker().postMessage({ type: "window", ...message });
       this.shownWindow = message.window;
@@ -536,6 +563,8 @@
       this.waiting.delete(msg.name);
       if (this.waiting.size) return;
       this.inFlight = false;
+      const entry = this.timings.find((t) => t.version === msg.version);
+      if (entry && entry.received === undefined) entry.received = performance.now();
       this.paint(msg.version);
       if (this.pending || this.sent !== this.version) { this.pending = false; this.request(false); }
     }
@@ -629,25 +658,37 @@
       flush();
     }
 
+    /** The box of token k of window w: a copy of that id's drawing, coloured by its place. */
     tokenSpan(row, w, k, text, family) {
-      const id = w.ids[k], info = w.infos[id];
+      const id = w.ids[k];
+      let template = row.drawn.get(id);
+      if (!template) {
+        template = this.drawToken(w.infos[id], family);
+        if (row.drawn.size > 20000) row.drawn.clear();
+        row.drawn.set(id, template);
+      }
+      const span = template.cloneNode(true);
+      if (span.className === "tok") span.style.background = PALETTE[(w.i0 + k) % PALETTE.length];
+      span.dataset.k = k;
+      return span;
+    }
+
+    /** A token's box, drawn from its bytes (or its vocabulary spelling: ##ing, ▁the). */
+    drawToken(info, family) {
       const special = info.kind === "special";
       const span = el("span", special ? "tok special" : info.kind === "unknown" ? "tok unknown" : "tok");
-      if (!special) span.style.background = PALETTE[(w.i0 + k) % PALETTE.length];
-      span.dataset.k = k;
       span.tabIndex = -1;
       span.setAttribute("role", "option");
       span.setAttribute("aria-selected", "false");
-      let partial = false;
       if (info.display !== undefined) {
-        this.appendText(span, info.display, family); // a vocabulary piece shown as spelled (##ing, ▁the)
-      } else {
-        for (const part of special ? [{ text: decoder.decode(Uint8Array.from(info.bytes, (c) => c.charCodeAt(0))) }] : splitUtf8(info.bytes)) {
-          if ("text" in part) { this.appendText(span, part.text, family); continue; }
-          partial = true;
-          const hexed = [...part.bytes].map((c) => hex(c.charCodeAt(0), 2)).join(" ");
-          span.appendChild(el("span", "raw", `⟨${hexed}⟩`));
-        }
+        this.appendText(span, info.display, family);
+        return span;
+      }
+      const parts = special ? [{ text: decoder.decode(Uint8Array.from(info.bytes, (c) => c.charCodeAt(0))) }] : splitUtf8(info.bytes);
+      for (const part of parts) {
+        if ("text" in part) { this.appendText(span, part.text, family); continue; }
+        const hexed = [...part.bytes].map((c) => hex(c.charCodeAt(0), 2)).join(" ");
+        span.appendChild(el("span", "raw", `⟨${hexed}⟩`));
       }
       return span;
     }
