@@ -268,3 +268,28 @@ def test_small_book_is_accessible_and_logs_no_error(small_book, axe_js, tmp_path
         found = blocking(out["violations"])
         assert not found, f"{page}: axe found\n{readable(found)}"
         assert not out["caught"], f"{page}: the page logged\n" + "\n".join(out["caught"])
+
+
+# ------------------------------------------------------------- the pinned axe-core
+
+
+def test_axe_tarball_is_checked_before_use(tmp_path):
+    """A tampered or truncated tarball is refused, from the registry or from the cache."""
+    from tokcourse.course.data.download import HashMismatch
+
+    good = _axe.tarball()  # the real one (downloaded once, then cached and re-checked)
+    assert _axe.integrity(good) == _axe.INTEGRITY
+    tampered = bytearray(good)
+    tampered[len(good) // 2] ^= 1
+    for bad in (bytes(tampered), good[:-100], b""):
+        with pytest.raises(HashMismatch, match="not the pinned release"):
+            _axe.tarball(tmp_path / "fresh", fetch=lambda url, bad=bad: bad)
+        assert not (tmp_path / "fresh" / _axe.TARBALL).exists()  # nothing kept
+    # a damaged cached copy is not used: it is replaced by a checked download
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / _axe.TARBALL).write_bytes(good[:1000])
+    urls = []
+    assert _axe.tarball(cache, fetch=lambda url: urls.append(url) or good) == good
+    assert urls == [_axe.URL] and (cache / _axe.TARBALL).read_bytes() == good
+    assert "axe.run" in _axe.axe_script(cache, fetch=lambda url: pytest.fail("cached"))
