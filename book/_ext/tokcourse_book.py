@@ -22,6 +22,22 @@
 5. Numbers exercises per chapter: the third exercise of ``notebooks/04_*.ipynb`` is
    "Exercise 4.3". Sphinx numbers every enumerable node of the unnumbered table of contents
    with one counter for the whole book; we renumber after it, in document order.
+6. Includes every inline script once. sphinx-thebe adds its configuration as an inline script
+   (``app.add_js_file(None, body="const THEBE_JS_URL = ...")``) in ``env-before-read-docs``,
+   after the HTML builder exists, so Sphinx 7 files it twice: in the builder's list as
+   ``_JavaScript(None, ...)`` and in the registry, which ``prepare_writing`` copies into the
+   same list as ``_JavaScript("", ...)``. The two do not compare equal (``None != ""``), so
+   every page declared ``const THEBE_JS_URL`` twice: ``SyntaxError: Identifier 'THEBE_JS_URL'
+   has already been declared``. We drop the later copy of any script before the page is
+   written (the first keeps its place, so the launch buttons' config still precedes
+   ``sphinx-thebe.js``).
+7. ``book/_static/tokcourse.css`` (after the theme's styles, on every page): the theme's
+   colours that fall below WCAG AA contrast. ``book/_templates`` (``_config.yml``) replaces two
+   of the theme's buttons whose accessible name hid their visible text.
+8. Code cells with hidden input: myst-nb writes ``<summary aria-label="Toggle hidden
+   content">`` around "Show code cell source", so the name a screen reader announces is not
+   the text a sighted reader sees (WCAG 2.5.3, label in name). We write the summary without
+   the ``aria-label``: its name is its visible text.
 """
 
 from __future__ import annotations
@@ -38,6 +54,7 @@ from sphinx.util import logging
 from tokcourse.course.plotting import BOOK_BUILD_ENV
 
 PLOTLY_JS = "plotly.min.js"
+BOOK_CSS = Path(__file__).resolve().parents[1] / "_static" / "tokcourse.css"
 PLAYGROUND_SOURCES = Path(__file__).resolve().parents[1] / "_static" / "playground"
 PLAYGROUND_CLASS = "tokcourse-playground"
 # In load order: the core, the tokenizers (each registers itself), the engine, the widget.
@@ -80,6 +97,14 @@ def _copy_plotly_js(app, exception) -> None:
     shutil.copyfile(_plotly_js_source(), static / PLOTLY_JS)
 
 
+def _copy_book_css(app, exception) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(BOOK_CSS, static / BOOK_CSS.name)
+
+
 def _add_playground_where_needed(app, pagename, templatename, context, doctree) -> None:
     if f'class="{PLAYGROUND_CLASS}' in context.get("body", ""):
         app.add_css_file("playground/playground.css")
@@ -110,6 +135,45 @@ def _merge_streams_on_a_copy() -> None:
 
     coalesce_streams_copy.tokcourse_copy = True
     render.coalesce_streams = coalesce_streams_copy
+
+
+def _script_key(script) -> tuple:
+    """What makes two of a page's scripts the same script; ``None`` and ``""`` are no file."""
+    filename = getattr(script, "filename", script)
+    attributes = getattr(script, "attributes", {})
+    return (filename or "", tuple(sorted(attributes.items())))
+
+
+def _include_each_script_once(app, pagename, templatename, context, doctree) -> None:
+    """Remove repeated scripts (same file or same inline body) from the page, keeping the first."""
+    scripts = context.get("script_files")
+    if not scripts:
+        return
+    seen, unique = set(), []
+    for script in scripts:
+        key = _script_key(script)
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    scripts[:] = unique  # in place: the builder restores its own list after each page
+
+
+def _visit_hidden_input(self, node) -> None:
+    """myst-nb's ``visit_HideCellInput`` without the ``aria-label`` that hid the summary text."""
+    from html import escape
+
+    classes = " ".join(node["classes"])
+    self.body.append(f'<details class="admonition hide {classes}">\n')
+    self.body.append("<summary>\n")
+    self.body.append(f'<p class="collapsed admonition-title">{escape(node["prompt_show"])}</p>\n')
+    self.body.append(f'<p class="expanded admonition-title">{escape(node["prompt_hide"])}</p>\n')
+    self.body.append("</summary>\n")
+
+
+def _label_hidden_input_by_its_text(app) -> None:
+    from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
+
+    app.add_node(HideCodeCellNode, override=True, html=(_visit_hidden_input, depart_HideCellInput))
 
 
 def _number_exercises_by_chapter(app, env) -> list[str]:
@@ -153,7 +217,12 @@ def setup(app):
     _plotly_js_source()  # fail early, with a clear message, if plotly is broken
     app.connect("html-page-context", _add_plotly_where_needed)
     app.connect("build-finished", _copy_plotly_js)
+    app.add_css_file(BOOK_CSS.name, priority=900)  # after the theme's: its colours win
+    app.connect("build-finished", _copy_book_css)
     app.connect("html-page-context", _add_playground_where_needed)
     app.connect("build-finished", _write_playground)
     app.connect("env-get-updated", _number_exercises_by_chapter, priority=900)
+    # last, after every handler that adds a script to the page
+    app.connect("html-page-context", _include_each_script_once, priority=1000)
+    app.connect("builder-inited", _label_hidden_input_by_its_text)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

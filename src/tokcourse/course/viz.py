@@ -49,26 +49,37 @@ __all__ = [
     "visible",
 ]
 
-#: Light pastel backgrounds cycled over token positions: neighbours never share a colour.
+#: Token backgrounds, cycled over token positions: neighbours never share a colour. Light and
+#: mid tones alternate, so two neighbours differ in lightness, which every colour vision sees,
+#: as well as in hue. Checked by ``tests/test_colour.py`` with :mod:`tokcourse.course.colour`:
+#: each neighbouring pair (the last with the first too) stays >= 10 apart in CIEDE2000 under
+#: normal vision, protanopia, deuteranopia and tritanopia (Machado et al. 2009), and the text,
+#: the whitespace marks, the inline ids and the hex bytes all reach WCAG AA (4.5:1) on every one.
 PALETTE: tuple[str, ...] = (
-    "#ffd6d6",  # rose
-    "#ffe6bf",  # peach
-    "#fff3b0",  # butter
-    "#d5f2c8",  # mint
-    "#c8eeea",  # aqua
-    "#d3e2ff",  # sky
-    "#e4d9ff",  # lavender
-    "#ffd8f0",  # pink
+    "#d9f7e7",  # mint
+    "#6bcde6",  # sky
+    "#fbf3b4",  # butter
+    "#a5c7ba",  # sage
+    "#dcc4fe",  # lavender
+    "#bedba1",  # green
+    "#8cf7fe",  # aqua
+    "#dabd86",  # sand
 )
 
+#: Text of an ordinary token, and the colours drawn inside one: whitespace marks (· → ↵ ␍,
+#: ⟨U+200D⟩), inline ids (``show_ids=True``) and bytes that are not UTF-8 alone (``⟨F0 9F⟩``).
+#: Each keeps WCAG AA contrast (4.5:1) with every palette colour.
+TEXT_COLOR = "#1a1a1a"
+MARK_COLOR = "#4d4d4d"
+ID_COLOR = MARK_COLOR
+RAW_COLOR = "#7a3d00"
 #: Background of a special token (e.g. ``<|endoftext|>``): dark, so it cannot pass for text.
 SPECIAL_BACKGROUND = "#3b3b58"
-#: Inline style of a special token: light text on the dark background.
-SPECIAL_STYLE = f"background:{SPECIAL_BACKGROUND};color:#ffffff;font-weight:600"
-#: Colour of an inline id (``show_ids=True``): dark on the pastel tokens, light on the dark
-#: special ones. Both keep WCAG AA contrast (4.5:1) with every background they sit on.
-ID_COLOR = "#555555"
+#: Text of a special token, and its marks and inline id: light on the dark background.
+SPECIAL_COLOR = "#ffffff"
 SPECIAL_ID_COLOR = "#e6e6f5"
+#: Inline style of a special token: light text on the dark background.
+SPECIAL_STYLE = f"background:{SPECIAL_BACKGROUND};color:{SPECIAL_COLOR};font-weight:600"
 
 # How invisible characters are drawn. Anything else that prints nothing (other Unicode spaces,
 # control and format characters such as U+200D) is drawn as its code point, e.g. ⟨U+200D⟩.
@@ -433,13 +444,14 @@ def _css(scope: str) -> str:
         f"{s} .row{{margin:0 0 0.6em 0}}"
         f"{s} .hdr{{font-family:inherit;font-size:0.85em;opacity:0.8;margin-bottom:0.1em}}"
         f"{s} .txt{{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-all}}"
-        f"{s} .tok{{color:#1a1a1a;border-radius:3px;padding:0.15em 0;margin-right:1px;"
+        f"{s} .tok{{color:{TEXT_COLOR};border-radius:3px;padding:0.15em 0;margin-right:1px;"
         "box-decoration-break:clone;-webkit-box-decoration-break:clone}"
         f"{s} .tok:hover{{outline:2px solid #555}}"
-        f"{s} .tok.special{{color:#ffffff;padding:0.15em 0.2em}}"
-        f"{s} .ws{{color:#8a8a8a}}"
-        f"{s} .raw{{color:#7a3d00;font-size:0.8em;font-style:italic;white-space:nowrap;"
-        "border-bottom:1px dashed #7a3d00}"
+        f"{s} .tok.special{{color:{SPECIAL_COLOR};padding:0.15em 0.2em}}"
+        f"{s} .ws{{color:{MARK_COLOR}}}"
+        f"{s} .tok.special .ws{{color:{SPECIAL_ID_COLOR}}}"
+        f"{s} .raw{{color:{RAW_COLOR};font-size:0.8em;font-style:italic;white-space:nowrap;"
+        f"border-bottom:1px dashed {RAW_COLOR}}}"
         f"{s} .tid{{font-size:0.65em;vertical-align:sub;color:{ID_COLOR};margin-left:1px}}"
         f"{s} .tok.special .tid{{color:{SPECIAL_ID_COLOR}}}"
         f"{s} .empty{{opacity:0.6;font-style:italic}}"
