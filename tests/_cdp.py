@@ -69,9 +69,13 @@ class Page:
                 raise BrowserError(f"timed out waiting for {expression!r}")
             time.sleep(every)
 
-    def errors(self) -> list[str]:
+    def errors(self, sources: tuple[str, ...] = ("console", "exception", "log")) -> list[str]:
         """Console errors, uncaught exceptions and error log entries seen so far."""
-        return [m["text"] for m in self.console if m["level"] in ("error", "exception", "assert")]
+        return [
+            m["text"]
+            for m in self.console
+            if m["level"] in ("error", "exception", "assert") and m["source"] in sources
+        ]
 
 
 class Browser:
@@ -160,14 +164,16 @@ class Browser:
             text = " ".join(
                 str(a.get("value", a.get("description", ""))) for a in params.get("args", [])
             )
-            page.console.append({"level": params["type"], "text": text})
+            page.console.append({"level": params["type"], "text": text, "source": "console"})
         elif method == "Runtime.exceptionThrown":
             details = params["exceptionDetails"]
             text = details.get("exception", {}).get("description") or details.get("text", "")
-            page.console.append({"level": "exception", "text": text})
+            page.console.append({"level": "exception", "text": text, "source": "exception"})
         elif method == "Log.entryAdded":
             entry = params["entry"]
-            page.console.append({"level": entry["level"], "text": entry.get("text", "")})
+            page.console.append(
+                {"level": entry["level"], "text": entry.get("text", ""), "source": "log"}
+            )
 
     def send(
         self, method: str, params: dict[str, Any], session: str | None = None, timeout: float = 60

@@ -14,7 +14,6 @@ A page passes with no violation of impact "serious" or "critical" and nothing ca
 
 from __future__ import annotations
 
-import html as html_lib
 import json
 import re
 import time
@@ -25,7 +24,7 @@ import pytest
 from tests import _axe
 from tests._ci import missing_tool
 from tests.conftest import NOTEBOOKS
-from tests.test_book import CHROMIUM, HTML, build_book, headless_chromium
+from tests.test_book import CHROMIUM, HTML, build_book
 
 BOOK_PAGES = [
     "index",
@@ -39,7 +38,6 @@ BOOK_PAGES = [
 PAGES = [f"book/{name}" for name in BOOK_PAGES] + [f"notebooks/{p.stem}" for p in NOTEBOOKS]
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 BLOCKING = {"serious", "critical"}
-RESULT_ID = "tokcourse-audit"
 
 # Runs before anything else on the page; keeps what it catches in window.__tokcourseCaught.
 CATCHER = """<script>(() => {
@@ -64,54 +62,55 @@ CATCHER = """<script>(() => {
   });
 })();</script>"""
 
-RUNNER = """<script>window.addEventListener("load", () => setTimeout(async () => {
-  const out = {caught: [...window.__tokcourseCaught]};  // the page's, not axe's own
-  try {
-    const r = await axe.run(document, {runOnly: {type: "tag", values: TAGS}, preload: false,
-                                       resultTypes: ["violations"]});
-    out.violations = r.violations.map((v) => ({
-      id: v.id, impact: v.impact, help: v.help,
-      nodes: v.nodes.map((n) => ({target: n.target.join(" "), impact: n.impact,
-                                  summary: n.failureSummary}))}));
-  } catch (err) {
-    out.error = String(err) + "\\n" + err.stack;
+# Runs axe once the page's own scripts are done (plotly drawn, every playground box painted).
+AUDIT = """(async () => {
+  const boxes = [...document.querySelectorAll(".tokcourse-playground")];
+  for (let i = 0; i < 600 && !boxes.every((b) => b.dataset.painted); i++) {
+    await new Promise((r) => setTimeout(r, 50));
   }
-  const pre = document.createElement("pre");
-  pre.id = "RESULT_ID";
-  pre.textContent = JSON.stringify(out);
-  document.body.append(pre);
-}, 1500));</script>"""
+  const out = {caught: [...window.__tokcourseCaught],  // the page's, not axe's own
+               boxes: boxes.map((b) => b.dataset.painted || null)};
+  const r = await axe.run(document, {runOnly: {type: "tag", values: TAGS}, preload: false,
+                                     resultTypes: ["violations"]});
+  out.violations = r.violations.map((v) => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.map((n) => ({target: n.target.join(" "), impact: n.impact,
+                                summary: n.failureSummary}))}));
+  return out;
+})()"""
 
 
-def audited_copy(page: Path, folder: Path, axe_js: Path) -> Path:
-    """A copy of the built ``page`` in ``folder`` that loads from the book and runs axe."""
+def audited_copy(page: Path, folder: Path) -> Path:
+    """A copy of the built ``page`` in ``folder``: its own files from the book, a catcher first."""
     source = page.read_text(encoding="utf-8")
     assert source.count("<head>") == 1 and source.count("</body>") == 1, page
     base = f'<base href="{page.parent.as_uri()}/">'
-    runner = RUNNER.replace("TAGS", json.dumps(TAGS)).replace("RESULT_ID", RESULT_ID)
-    copy = source.replace("<head>", "<head>" + base + CATCHER, 1).replace(
-        "</body>", f'<script src="{axe_js.as_uri()}"></script>{runner}</body>', 1
-    )
+    copy = source.replace("<head>", "<head>" + base + CATCHER, 1)
     out = folder / page.name
     out.write_text(copy, encoding="utf-8")
     return out
 
 
-def audit(page: Path, tmp_path: Path, axe_js: Path, binary: str | None = None) -> dict:
-    """axe's violations and everything the catcher caught on ``page``, opened offline."""
-    copy = audited_copy(page, tmp_path, axe_js)
-    dom = headless_chromium(
-        copy.as_uri(),
-        tmp_path / "profile",
-        "--dump-dom",
-        "--window-size=1280,900",
-        budget=30_000,
-        binary=binary,
-    )
-    match = re.search(rf'<pre id="{RESULT_ID}">(.*?)</pre>', dom, re.S)
-    assert match, f"{page}: axe did not finish\n{dom[-2000:]}"
-    out = json.loads(html_lib.unescape(match[1]))
-    assert "error" not in out, out["error"]
+def audit(page: Path, tmp_path: Path, axe_js: Path, browser=None) -> dict:
+    """axe's violations and everything the page logged, opened offline.
+
+    Chromium is driven over the DevTools protocol (``tests/_cdp.py``), so the audit waits for the
+    playground's Web Worker, and errors the page logs are seen twice: by the catcher inside the
+    page and by the browser's own console events.
+    """
+    from tests._cdp import Browser
+
+    copy = audited_copy(page, tmp_path)
+    if browser is None:
+        with Browser(tmp_path / "profile") as own:
+            return audit(page, tmp_path, axe_js, own)
+    tab = browser.open(copy.as_uri(), width=1280, height=900)
+    tab.evaluate("new Promise((r) => setTimeout(r, 300))")  # plotly's figures draw after load
+    tab.evaluate(axe_js.read_text(encoding="utf-8") + "; 1")
+    out = tab.evaluate(AUDIT.replace("TAGS", json.dumps(TAGS)), timeout=300)
+    # the catcher sees console calls; the browser also reports exceptions and failed loads
+    out["caught"] += [f"browser: {e}" for e in tab.errors(("exception", "log"))]
+    tab.send("Page.close")
     return out
 
 
@@ -141,6 +140,16 @@ def built() -> Path:
 
 
 @pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    from tests._cdp import Browser
+
+    if CHROMIUM is None:
+        missing_tool("chromium not installed (apt-get install chromium; .ci/run does it)")
+    with Browser(tmp_path_factory.mktemp("profile")) as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
 def axe_js(tmp_path_factory) -> Path:
     """``axe.min.js`` of the pinned release, checked, written where the test pages load it."""
     script = tmp_path_factory.mktemp("axe") / "axe.min.js"
@@ -149,10 +158,11 @@ def axe_js(tmp_path_factory) -> Path:
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_page_is_accessible_and_logs_no_error(built, axe_js, tmp_path, name):
+def test_page_is_accessible_and_logs_no_error(built, axe_js, browser, tmp_path, name):
     page = built / f"{name}.html"
     started = time.perf_counter()
-    out = audit(page, tmp_path, axe_js)
+    out = audit(page, tmp_path, axe_js, browser)
+    assert all(out["boxes"]), f"{name}: a playground box never finished drawing"
     seconds = time.perf_counter() - started
     found = blocking(out["violations"])
     assert not found, f"{name} ({seconds:.1f} s): axe found\n{readable(found)}"

@@ -253,12 +253,14 @@ function differing(classes) {
       const enc = await api.load(name);
       const t = out.timings[name] = {load_ms: performance.now() - t0, build_ms: enc.buildMs};
       let t1 = performance.now();
-      enc.encode(SPEED_TEXT);
+      enc.encodeIds(SPEED_TEXT);
       t.encode_cold_ms = performance.now() - t1;
       t1 = performance.now();
-      enc.encode(SPEED_TEXT);
+      enc.encodeIds(SPEED_TEXT);
       t.encode_warm_ms = performance.now() - t1;
-      out.ids[name] = STRINGS.map((s) => enc.encode(s));
+      out.ids[name] = STRINGS.map((s) => enc.encodeIds(s));
+      // the same, chunk by chunk with offsets, as the widget's worker encodes
+      out.ids[name + " chunks"] = STRINGS.map((s) => enc.encode(s).ids);
     }
     out.differ = differing(CLASSES);
     const texts = [];
@@ -270,11 +272,11 @@ function differing(classes) {
                     Lo: "\\p{Lo}", M: "\\p{M}", N: "\\p{N}", S: "\\s"};
     for (const name of api.ENCODINGS) {
       const enc = await api.load(name);
-      out.ids[name + " differ"] = texts.map((s) => enc.encode(s));
+      out.ids[name + " differ"] = texts.map((s) => enc.encodeIds(s));
       const naive = Object.create(enc);
       naive.pattern = new RegExp(api.patternParts(name, NATIVE).join("|"), "gu");
       naive.cache = new Map();
-      out.ids[name + " native"] = texts.map((s) => naive.encode(s));
+      out.ids[name + " native"] = texts.map((s) => naive.encodeIds(s));
     }
     // encoder.js writes x++ as (?=(x+))\\1: atomic, it gives nothing back (a plain x+ does)
     out.atomic = [/^(?=(a+))\\1a/.test("aaa"), /^a+a/.test("aaa")];
@@ -319,7 +321,7 @@ def run_in_browser(static: Path, tmp_path: Path, strings: list[str], speed_text:
     (site / "runner.js").write_text(RUNNER, encoding="utf-8")
     (site / "index.html").write_text(
         '<!doctype html><html><head><meta charset="utf-8">'
-        '<script src="playground/encoder.js"></script>'
+        '<script src="playground/core.js"></script><script src="playground/encoder.js"></script>'
         '<script src="strings.js"></script><script src="classes-for-test.js"></script>'
         '</head><body><pre id="result">not run</pre><script src="runner.js"></script>'
         "</body></html>",
@@ -341,7 +343,8 @@ def mismatches(out: dict, strings: list[str]) -> dict[str, list[str]]:
         texts.append("".join(differ_text(c) for c in out["differ"][i : i + 50]))
     for name in ENCODINGS:
         enc = tiktoken_encoding(name)
-        for key, inputs in ((name, strings), (name + " differ", texts)):
+        keyed = ((name, strings), (name + " chunks", strings), (name + " differ", texts))
+        for key, inputs in keyed:
             got = out["ids"][key]
             assert len(got) == len(inputs)
             bad = [
@@ -425,40 +428,60 @@ def test_browser_ids_are_tiktokens_on_the_full_corpora(built, tmp_path, request)
 # ----------------------------------------------------------------------- the shipped pages
 
 
-def boxes(dom: str) -> list[tuple[str, int]]:
-    """(encoding, token count) of every row the widget drew."""
-    return [
-        (m[1], int(m[2]))
-        for m in re.finditer(r'<div class="row" data-encoding="([^"]+)" data-count="(\d+)"', dom)
-    ]
+def drawn_rows(page_file: Path, tmp_path: Path, typed: str | None = None):
+    """(tokenizer, token count) of every row the widget drew on a built page, opened offline,
+    and the widget's HTML.
+
+    Chromium is driven over the DevTools protocol (``tests/_cdp.py``): the widget encodes in a Web
+    Worker, which ``--dump-dom`` does not wait for. ``typed``: text typed into the box first.
+    """
+    from tests._cdp import Browser
+
+    box = "[...tokcoursePlayground.boxes.values()][0]"
+    with Browser(tmp_path / "profile") as browser:
+        page = browser.open(page_file.as_uri())
+        page.wait_for("document.querySelector('.tokcourse-playground').dataset.ready === 'yes'")
+        if typed is not None:
+            page.evaluate(
+                "(() => { const t = document.querySelector('.tokcourse-playground textarea');"
+                " t.focus(); t.select(); })()"
+            )
+            page.send("Input.insertText", text=typed)
+            version = page.evaluate(f"{box}.version")
+            page.wait_for(f"{box}.painted >= {version}")
+        rows = page.evaluate(
+            "[...document.querySelectorAll('.tokcourse-playground .row')]"
+            ".map((r) => [r.dataset.encoding, Number(r.dataset.count)])"
+        )
+        assert page.errors() == []
+        html = page.evaluate("document.querySelector('.tokcourse-playground').outerHTML")
+    return [tuple(r) for r in rows], html
+
+
+def expected_rows(text: str) -> list[tuple[str, int]]:
+    return [(n, len(tiktoken_encoding(n).encode(text, allowed_special="all"))) for n in ENCODINGS]
 
 
 def test_the_playground_page_works_offline(built, tmp_path):
     page = HTML / "book" / "playground.html"
     source = page.read_text(encoding="utf-8")
-    assert "playground/encoder.js" in source and "playground/playground.js" in source
+    assert "playground/core.js" in source and "playground/playground.js" in source
     start = re.search(r'class="tokcourse-playground" data-text="([^"]*)"', source)
     text = html_lib.unescape(start[1])
-    dom = chromium(page.as_uri(), tmp_path / "profile", "--dump-dom")
-    drawn = boxes(dom)
-    assert drawn == [
-        (n, len(tiktoken_encoding(n).encode(text, allowed_special="all"))) for n in ENCODINGS
-    ]
-    assert 'data-ready="yes"' in dom
-    assert dom.count('class="tok"') > 100 and 'class="tok special"' in dom
-    assert '<span class="raw">⟨F0 9F⟩</span>' in dom or 'class="raw"' in dom  # emoji bytes
-    assert "chars/token" in dom and 'title="token 0 · id ' in dom
+    rows, html = drawn_rows(page, tmp_path)
+    assert rows[: len(ENCODINGS)] == expected_rows(text)
+    assert html.count('class="tok"') > 100 and 'class="tok special"' in html
+    assert "chars/token" in html and 'role="listbox"' in html
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / "playground.png"
     shot.unlink(missing_ok=True)
-    chromium(
-        page.as_uri(),
-        tmp_path / "profile2",
-        f"--screenshot={shot}",
-        "--window-size=1200,1400",
-        "--hide-scrollbars",
-        budget=20_000,
-    )
+    from tests._cdp import Browser
+
+    with Browser(tmp_path / "profile2") as browser:
+        tab = browser.open(page.as_uri(), width=1200, height=1400)
+        tab.wait_for("document.querySelector('.tokcourse-playground').dataset.painted")
+        png = tab.send("Page.captureScreenshot", format="png")["data"]
+        shot.write_bytes(base64.b64decode(png))
     assert shot.is_file() and shot.stat().st_size > 10_000
 
 
@@ -468,11 +491,12 @@ def test_chapter_boxes_work_offline(built, tmp_path, stem):
     source = page.read_text(encoding="utf-8")
     assert len(PLAYGROUND_DIV.findall(source)) == 1
     text = html_lib.unescape(re.search(r'data-text="([^"]*)"', source)[1])
-    dom = chromium(page.as_uri(), tmp_path / "profile", "--dump-dom")
-    expected = [
-        (n, len(tiktoken_encoding(n).encode(text, allowed_special="all"))) for n in ENCODINGS
-    ]
-    assert boxes(dom) == expected
+    rows, _ = drawn_rows(page, tmp_path)
+    names = re.search(r'data-encodings="([^"]*)"', source)
+    if names is None:
+        assert rows[: len(ENCODINGS)] == expected_rows(text)
+    else:
+        assert rows == [r for r in expected_rows(text) if r[0] in names[1].split()]
 
 
 def test_pages_without_a_box_do_not_load_the_playground(built):
@@ -495,37 +519,11 @@ def test_results_md_quotes_the_kept_browser_measurement():
     assert "\n".join(lines[1:]) in results_md
 
 
-TYPED = "Typed text:\n  we'RE 2025 \U0001f44b\U0001f3fd \ud83d <|endofprompt|> naïve\t"
+TYPED = "Typed text:\n  we'RE 2025 \U0001f44b\U0001f3fd <|endofprompt|> naïve\t"
 
 
 def test_the_playground_page_updates_as_you_type(built, tmp_path):
-    """The shipped page, plus a script that types into its box as a reader would.
-
-    (No CR here: a textarea turns CRLF into LF whatever one types or pastes; CRLF itself is
-    among the parity test's strings.)
-    """
-    source = (HTML / "book" / "playground.html").read_text(encoding="utf-8")
-    typist = (
-        "<script>window.addEventListener('load', () => {"
-        " const box = document.querySelector('.tokcourse-playground');"
-        " const wait = () => { if (box.dataset.ready !== 'yes') return setTimeout(wait, 20);"
-        "  const input = box.querySelector('textarea');"
-        f"  input.value = {json.dumps(TYPED)}; input.dispatchEvent(new Event('input'));"
-        "  setTimeout(() => { document.body.dataset.typed = 'yes'; }, 300); };"
-        " wait(); });</script>"
-    )
-    base = f'<base href="{(HTML / "book").as_uri()}/">'
-    page = tmp_path / "typing.html"
-    page.write_text(
-        source.replace("<head>", "<head>" + base, 1).replace("</body>", typist + "</body>", 1),
-        encoding="utf-8",
-    )
-    dom = chromium(page.as_uri(), tmp_path / "profile", "--dump-dom")
-    assert 'data-typed="yes"' in dom
-    expected = [
-        (n, len(tiktoken_encoding(n).encode(TYPED, allowed_special="all"))) for n in ENCODINGS
-    ]
-    assert boxes(dom) == expected
-    assert (
-        "⟨U+FFFD⟩" not in dom and "\ufffd" in dom
-    )  # the lone surrogate, replaced as tiktoken does
+    """The shipped page: text typed into its box, as a reader types it."""
+    rows, html = drawn_rows(HTML / "book" / "playground.html", tmp_path, typed=TYPED)
+    assert rows[: len(ENCODINGS)] == expected_rows(TYPED)
+    assert "→" in html  # the tab, drawn as its mark

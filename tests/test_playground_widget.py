@@ -227,6 +227,21 @@ def test_a_wrapped_token_is_one_box(browser, site):
     assert longest[1] >= 100 and longest[2] > 2 * min(w[2] for w in widths)
 
 
+def test_the_widget_draws_with_the_visualizers_colours():
+    """The palette and marks of viz.py, whose contrast and colour-blind checks are test_colour's."""
+    import re
+
+    from tokcourse.course import viz
+
+    script = (SOURCES / "playground.js").read_text(encoding="utf-8")
+    palette = re.search(r"const PALETTE = \[([^\]]*)\]", script)[1]
+    assert tuple(re.findall(r'"(#[0-9a-f]{6})"', palette)) == viz.PALETTE
+    css = (SOURCES / "playground.css").read_text(encoding="utf-8")
+    assert f".ws {{ color: {viz.MARK_COLOR}; }}" in css
+    assert f"color: {viz.RAW_COLOR};" in css
+    assert f"background: {viz.SPECIAL_BACKGROUND}; color: {viz.SPECIAL_COLOR};" in css
+
+
 # ----------------------------------------------------------------------- the engine
 
 

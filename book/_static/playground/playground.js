@@ -25,8 +25,9 @@
 
   const api = global.tokcoursePlayground;
   const document = global.document;
-  // viz.PALETTE and viz.SPECIAL_STYLE
-  const PALETTE = ["#ffd6d6", "#ffe6bf", "#fff3b0", "#d5f2c8", "#c8eeea", "#d3e2ff", "#e4d9ff", "#ffd8f0"];
+  // viz.PALETTE (tests/test_playground_widget.py keeps them equal): neighbours stay apart under
+  // protanopia, deuteranopia and tritanopia, and dark text and the marks reach 4.5:1 on each
+  const PALETTE = ["#d9f7e7", "#6bcde6", "#fbf3b4", "#a5c7ba", "#dcc4fe", "#bedba1", "#8cf7fe", "#dabd86"];
   const MARKERS = { " ": "·", "\t": "→", "\n": "↵", "\r": "␍" };
   // viz._INVISIBLE_CATEGORIES (display only: the browser's own Unicode tables decide)
   const INVISIBLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
