@@ -517,6 +517,9 @@ def test_results_md_quotes_the_kept_browser_measurement():
     lines = bench_playground.section(data)
     results_md = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
     assert "\n".join(lines[1:]) in results_md
+    widget = bench_playground.stored_widget()
+    assert widget is not None and set(widget) >= {"100 KB", "1 MB", "100k spaces"}
+    assert "\n".join(bench_playground.widget_section(widget)[1:]) in results_md
 
 
 TYPED = "Typed text:\n  we'RE 2025 \U0001f44b\U0001f3fd <|endofprompt|> naïve\t"
