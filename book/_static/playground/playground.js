@@ -728,7 +728,7 @@
       const partial = tok.querySelector(".raw") !== null;
       this.details.replaceChildren(el("b", "", `${label}: `), this.describe(row, w, k, this.model.text, partial, false));
       const [cs, ce] = w.chunkOf[k];
-      if (w.steps) {
+      if (w.steps && typeof api.showMerges === "function" && document.querySelector(".tokcourse-bpe-stepper")) {
         const button = el("button", "tkp-button", "Watch BPE merge this chunk");
         button.type = "button";
         button.addEventListener("click", () => this.watch(row, k));
