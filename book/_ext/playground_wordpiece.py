@@ -140,7 +140,8 @@ def unicode_tables() -> dict[str, str]:
       off by the pre-tokenizer (``is_punctuation``);
     - ``kept`` / ``mapped``: the overrides, characters the Rust crates see differently from
       Python's tables: ``kept`` stay as they are, ``mapped`` is ``"C>X.Y"`` (C becomes X Y,
-      ``"C>"`` nothing); either way no neighbour is decomposed with them;
+      ``"C>"`` nothing); either way no neighbour is decomposed with them (but a deleted mark
+      is written into ``mn`` instead: see below);
     - ``decomp``: ``"C>X.Y.Z"`` full canonical decomposition (NFD of C alone), Hangul syllables
       left out;  ``ccc``: ``"A-B:n"`` canonical combining class (decimal n), nonzero only;
     - ``mn``: category Mn (what accent stripping drops after NFD);
@@ -160,6 +161,12 @@ def unicode_tables() -> dict[str, str]:
             continue
         ch = chr(c)
         fixed = overrides.get(ch)
+        # An override that deletes a mark (U+1734, class 9) is the crate's Mn: it strips it
+        # after NFD, and before that NFD sorts it among its neighbours. Written as Mn, not as
+        # an override (normalize() makes it a barrier: same ids, a different mark order).
+        crate_mn = fixed == "" and unicodedata.combining(ch) != 0
+        if crate_mn:
+            fixed = None
         if fixed == ch:
             kept.append(c)
         elif fixed is not None:
@@ -172,7 +179,7 @@ def unicode_tables() -> dict[str, str]:
             cjk.append(c)
         if wp.is_punctuation(ch):
             punct.append(c)
-        if unicodedata.category(ch) == "Mn":
+        if unicodedata.category(ch) == "Mn" or crate_mn:
             mn.append(c)
         if n := unicodedata.combining(ch):
             ccc[c] = n

@@ -226,8 +226,11 @@ tokcoursePlaygroundModule("wordpiece", function (api) {
     let collect = null; // normalize(): the normalized text instead of words, when a string
     let word = "", wordN = 0; // the current word's text and its number of code points
     const wordA = [], wordB = [], wordPos = []; // per code point: original range, UTF-16 index
-    const runC = [], runA = [], runB = []; // marks waiting for their canonical order
+    // marks waiting for their canonical order: the mark, whether NFD inserted it (not the
+    // first character of its decomposition), and the original range of the character read
+    const runC = [], runIns = [], runA = [], runB = [];
     let runN = 0;
+    let lastA = 0, lastB = 0; // the original range of the last character NFD consumed
     const order = [];
 
     /** Pre-tokenizer (pre_tokenize): cut at white space, punctuation alone. */
@@ -262,58 +265,90 @@ tokcoursePlaygroundModule("wordpiece", function (api) {
       else emit(x, a, b);
     }
 
-    /** The canonical ordering: a stable sort of the run of marks by combining class. */
+    /**
+     * The canonical ordering: a stable sort of the run of marks by combining class.
+     *
+     * The sorted marks do not take their original ranges along. tokenizers writes NFD as a
+     * stream of (character, change): 0 for the first character of a decomposition (it reads
+     * the next original character and takes its range), +1 for the others (inserted: they
+     * take the range of the character read last). The sort moves the characters with their
+     * change, and the ranges are then handed out in order: the n-th mark that reads takes the
+     * range of the n-th original character the run read ("a\u0301\u0302\u{1D165}": the
+     * surviving U+1D165, sorted first, gets the range of U+0301). Only marks move, and only
+     * the few marks that are not Mn survive the stripping: the ids never depend on this, the
+     * offsets of such a word's [UNK] do.
+     */
     function flushRun() {
-      if (runN === 1) finish(runC[0], runA[0], runB[0]);
-      else if (runN > 1) {
+      if (runN === 1) {
+        if (!runIns[0]) (lastA = runA[0]), (lastB = runB[0]);
+        finish(runC[0], lastA, lastB);
+      } else if (runN > 1) {
         order.length = runN;
         for (let k = 0; k < runN; k++) order[k] = k;
         order.sort((p, q) => ccc[runC[p]] - ccc[runC[q]] || p - q);
-        for (let k = 0; k < runN; k++) finish(runC[order[k]], runA[order[k]], runB[order[k]]);
+        let read = 0; // the next of the run's reading marks, in their original order
+        for (let k = 0; k < runN; k++) {
+          const m = order[k];
+          if (!runIns[m]) {
+            while (runIns[read]) read++;
+            lastA = runA[read];
+            lastB = runB[read];
+            read++;
+          }
+          finish(runC[m], lastA, lastB);
+        }
       }
       runN = 0;
     }
 
-    /** One character of a decomposition into the canonical ordering. */
-    function ordered(x, a, b) {
+    /** One character of a decomposition into the canonical ordering (`ins`: not its first). */
+    function ordered(x, a, b, ins) {
       if (ccc[x]) {
         runC[runN] = x;
+        runIns[runN] = ins;
         runA[runN] = a;
         runB[runN] = b;
         runN++;
       } else {
         flushRun();
+        // a class-0 character never moves: it reads its own character, or was inserted right
+        // after the character its decomposition read (the same range)
+        if (!ins) (lastA = a), (lastB = b);
         finish(x, a, b);
       }
     }
 
     /** NFD of one character: its full canonical decomposition (nfd). */
     function decompose(c, a, b) {
-      if (flags[c] & DECOMP) for (const x of decomp.get(c)) ordered(x, a, b);
-      else if (c >= HANGUL_S && c < HANGUL_S + HANGUL_COUNT) {
+      if (flags[c] & DECOMP) {
+        const d = decomp.get(c);
+        for (let k = 0; k < d.length; k++) ordered(d[k], a, b, k > 0);
+      } else if (c >= HANGUL_S && c < HANGUL_S + HANGUL_COUNT) {
         const s = c - HANGUL_S;
-        ordered(HANGUL_L + Math.floor(s / HANGUL_N), a, b);
-        ordered(HANGUL_V + Math.floor((s % HANGUL_N) / HANGUL_TN), a, b);
-        if (s % HANGUL_TN) ordered(HANGUL_T + (s % HANGUL_TN), a, b);
-      } else ordered(c, a, b);
+        ordered(HANGUL_L + Math.floor(s / HANGUL_N), a, b, false);
+        ordered(HANGUL_V + Math.floor((s % HANGUL_N) / HANGUL_TN), a, b, true);
+        if (s % HANGUL_TN) ordered(HANGUL_T + (s % HANGUL_TN), a, b, true);
+      } else ordered(c, a, b, false);
     }
 
     /** normalize() of text[s:e], then pre_tokenize and WordPiece of each word. */
     function ordinary(text, s, e) {
+      (lastA = s), (lastB = s); // (never read before a character sets them)
       for (let i = s; i < e; ) {
         const c = codePointAt(text, i, e);
         const j = i + (c > 0xffff ? 2 : 1);
         const f = flags[c];
         if (f & OVERRIDE) {
           flushRun(); // written as it comes: never decomposed with a neighbour
+          (lastA = i), (lastB = j);
           for (const y of overrides.get(c)) emit(y, i, j);
         } else if (f & DROP) {
           // a control character (_clean_char): gone
-        } else if (f & WHITE) ordered(0x20, i, j);
+        } else if (f & WHITE) ordered(0x20, i, j, false);
         else if (f & CJK) {
-          ordered(0x20, i, j);
+          ordered(0x20, i, j, false);
           decompose(c, i, j);
-          ordered(0x20, i, j);
+          ordered(0x20, i, j, false);
         } else decompose(c, i, j);
         i = j;
       }
