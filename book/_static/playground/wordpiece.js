@@ -28,14 +28,19 @@
  * toLowerCase(): its Unicode version is neither Python's nor the Rust crates'. Characters the
  * crates see differently from Python's tables ("overrides": marks the crate does not know,
  * letters Rust lower-cases and Python does not) are written out as they come out and are never
- * decomposed with a neighbour, as in normalize().
+ * decomposed with a neighbour, as in normalize(). One exception: U+1734, which the crate strips
+ * as a mark of class 9 (Python: Mc). normalize() deletes it as a barrier; the data file lists it
+ * as Mn, so it is sorted among its neighbours first, as tokenizers does (same ids either way;
+ * tokenizers' normalize_str("\u{1D16D}\u1734\u{1D165}") is "\u{1D165}\u{1D16D}").
  *
- * Offsets: each normalized character remembers the UTF-16 range of the original character it
- * comes from (a decomposition's or a lower case's characters all remember the same one; the
- * spaces around a CJK ideograph too). A token covers, from the first to the last, the original
- * characters of the normalized characters it spells ([UNK]: its whole word; "##ing": the
- * characters of "ing"), exactly as Hugging Face's `offsets` (which count code points, not
- * UTF-16 units). White space, and characters dropped at a word's edge, are covered by no token.
+ * Offsets: each normalized character remembers the UTF-16 range of an original character: the
+ * one it comes from (a decomposition's or a lower case's characters all remember the same one;
+ * the spaces around a CJK ideograph too), except after NFD's mark sort, where the ranges stay
+ * in place and the marks move (see flushRun: tokenizers does that). A token covers, from the
+ * smallest to the largest, the ranges of the normalized characters it spells ([UNK]: its whole
+ * word; "##ing": the characters of "ing"), exactly as Hugging Face's `offsets` (which count code
+ * points; ours are UTF-16). White space, and characters dropped at a word's edge, are covered
+ * by no token (gaps); characters dropped inside a piece are covered by it.
  *
  * Lone surrogates: the Python package (and tokenizers) refuse a str holding one; the page
  * cannot refuse what the reader pasted. So a lone surrogate is read as U+FFFD, as the tiktoken
@@ -147,9 +152,7 @@ tokcoursePlaygroundModule("wordpiece", function (api) {
     let maxPiece = 0; // the longest entry in code points: bounds the search (same answer)
     tokens.forEach((t, id) => {
       vocab.set(t, id);
-      let n = 0;
-      for (const _ of t) n++; // eslint-disable-line no-unused-vars
-      if (n > maxPiece) maxPiece = n;
+      maxPiece = Math.max(maxPiece, [...t].length);
     });
     const prefix = data.prefix, prefixChars = [...prefix].length, maxChars = data.max_chars;
     const unkId = vocab.get(data.unk);
@@ -160,7 +163,8 @@ tokcoursePlaygroundModule("wordpiece", function (api) {
     const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     const specialRe = specials.length ? new RegExp(specials.map(escape).join("|"), "g") : null;
 
-    /** The code point at text[i] (a lone surrogate reads as U+FFFD) and its UTF-16 length. */
+    /** The code point at text[i], a surrogate pair only if both halves are before `end`; a
+     *  lone surrogate reads as U+FFFD. */
     function codePointAt(text, i, end) {
       const c = text.charCodeAt(i);
       if ((c & 0xf800) !== 0xd800) return c;
