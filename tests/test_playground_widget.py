@@ -179,7 +179,8 @@ def test_pasted_text_is_tokenized_byte_for_byte(browser, site, text):
             assert piece in chars.encode("utf-8"), (name, i, piece, chars)
     # every invisible character is drawn; "\r" as ␍
     shown = drawn["cl100k_base"]["drawn"]
-    assert shown.count("␍") == text.count("\r")
+    # (␍, or its code point where no font on the machine has the ␍ glyph)
+    assert shown.count("␍") + shown.count("⟨U+000D⟩") == text.count("\r")
     assert shown.count("⟨U+FEFF⟩") == text.count("\ufeff")
     assert shown.count("⟨U+200B⟩") == text.count("\u200b")
     assert page.errors() == []

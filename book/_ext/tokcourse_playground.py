@@ -14,6 +14,9 @@ two kinds of data, written here into the built site's ``_static/playground/data`
    16.0), so the browser's own Unicode tables, older or newer, never change a split. They are
    read off the ``regex`` module through :func:`tokcourse.unicode_pin.pin_unicode`, which the
    package's tests prove equal to tiktoken's tables, code point by code point.
+3. **The other tokenizers' data**: Mistral 7B v1's pieces (``playground_sentencepiece.py``) and
+   BERT's vocabulary with the Unicode tables of its normalizer (``playground_wordpiece.py``),
+   each module's ``scripts()``.
 
 Files we read are data: a ``.tiktoken`` line is ``base64 rank`` and nothing else is accepted.
 """
@@ -22,11 +25,15 @@ from __future__ import annotations
 
 import base64
 import gzip
+import importlib
 import json
 from pathlib import Path
 
 ENCODINGS = ("r50k_base", "cl100k_base", "o200k_base")
-"""The encodings the playground shows, in display order."""
+"""The tiktoken encodings the playground shows, in display order."""
+
+PORTS = ("playground_wordpiece",)
+"""Modules (next to this one) whose ``scripts()`` write the other tokenizers' data files."""
 
 SPECIAL_TOKENS: dict[str, dict[str, int]] = {
     "r50k_base": {"<|endoftext|>": 50256},
@@ -153,6 +160,9 @@ def write_data(static: Path) -> dict[str, tuple[int, int]]:
     folder.mkdir(parents=True, exist_ok=True)
     files = {f"{name}.js": encoding_script(name) for name in ENCODINGS}
     files["classes.js"] = classes_script()
+    for module in PORTS:
+        for name, script in importlib.import_module(module).scripts().items():
+            files[f"{name}.js"] = script
     sizes = {}
     for file, text in files.items():
         raw = text.encode("utf-8")

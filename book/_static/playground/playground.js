@@ -638,7 +638,7 @@
     gap(text) {
       const span = el("span", "gap");
       span.setAttribute("aria-hidden", "true");
-      this.appendText(span, text, null);
+      this.appendText(span, text, this.family);
       return span;
     }
 
@@ -647,7 +647,12 @@
       const flush = () => { if (plain) { span.appendChild(document.createTextNode(plain)); plain = ""; } };
       for (const ch of text) {
         if (ch === "\n") { flush(); span.appendChild(el("span", "ws", "↵")); span.appendChild(el("br")); }
-        else if (MARKERS[ch]) { flush(); span.appendChild(el("span", "ws", MARKERS[ch])); }
+        else if (MARKERS[ch]) {
+          flush();
+          // ␍ is missing from many fonts: then the code point, like any undrawable character
+          const mark = !family || hasGlyph(MARKERS[ch], family) ? MARKERS[ch] : `⟨U+${hex(ch.codePointAt(0), 4)}⟩`;
+          span.appendChild(el("span", "ws", mark));
+        }
         else if (INVISIBLE.test(ch)) { flush(); span.appendChild(el("span", "ws", `⟨U+${hex(ch.codePointAt(0), 4)}⟩`)); }
         else if (family && !hasGlyph(ch, family)) {
           flush();
