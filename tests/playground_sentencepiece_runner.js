@@ -47,6 +47,25 @@ function reversedScores(b64) {  // every score negated: the lowest score merges 
   return btoa(s);
 }
 
+/**
+ * Wait for `promise` while keeping the page busy. Headless Chromium's --virtual-time-budget
+ * fast-forwards an idle page: while only a worker is working, the budget runs out at once and
+ * the DOM is dumped before the answer comes. Short busy tasks in a row keep the clock honest.
+ */
+function keepBusyUntil(promise) {
+  let done = false;
+  promise.then(() => { done = true; }, () => { done = true; });
+  return new Promise((resolve) => {
+    const pump = () => {
+      if (done) return resolve(promise);
+      const t0 = Date.now();
+      for (let i = 0; i < 1e7 && Date.now() - t0 < 5; i++);
+      setTimeout(pump, 0);
+    };
+    pump();
+  });
+}
+
 function inWorker(data, strings) {  // the module bodies again, in a Web Worker made from a Blob
   const code = api.moduleSource() + `
     self.onmessage = (e) => {
@@ -152,7 +171,7 @@ function inWorker(data, strings) {  // the module bodies again, in a Web Worker 
 
     // 5. the interface: tokenInfo, and the same ids from a Web Worker
     out.info = INFO_IDS.map((i) => tok.tokenInfo(i));
-    out.worker = await inWorker(data, WORKER_STRINGS);
+    out.worker = await keepBusyUntil(inWorker(data, WORKER_STRINGS));
     out.workerHere = WORKER_STRINGS.map((s) => tok.encode(s).ids);
     out.userAgent = navigator.userAgent;
   } catch (err) {

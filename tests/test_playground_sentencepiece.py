@@ -257,9 +257,16 @@ def corpora() -> dict[str, str]:
     return texts
 
 
+def as_javascript_sees_it(text: str) -> str:
+    """``text`` as the page holds it: a high and a low surrogate side by side are one character
+    in JavaScript (UTF-16) but two lone surrogates in a Python str."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
 def all_strings() -> dict[str, list[str]]:
+    """Every input, by group, each as the page sees it (see :func:`as_javascript_sees_it`)."""
     texts = corpora()
-    return {
+    groups = {
         "corpora": list(texts.values()),
         "botchan lines": texts["botchan"].split("\n"),
         "parallel messages": [
@@ -268,6 +275,7 @@ def all_strings() -> dict[str, list[str]]:
         "hard": hard_strings(),
         "fuzz": fuzz_strings(FUZZ_STRINGS),
     }
+    return {k: [as_javascript_sees_it(s) for s in v] for k, v in groups.items()}
 
 
 # ----------------------------------------------------------------------- the browser
@@ -331,7 +339,7 @@ def browser(tmp_path_factory) -> dict:
     values = {
         "STRINGS": strings,
         "CONTROL_STRINGS": well_formed,
-        "BOUNDARY_STRINGS": [*strings["fuzz"][:600], *strings["hard"][:300], novel[:1500]],
+        "BOUNDARY_STRINGS": [*(s for s in well_formed if len(s) < 300), novel[:1500]],
         "BOTCHAN": novel,
         "SPEED_TEXT": speed_text,
         "STEP_SAMPLES": step_samples(),
@@ -402,7 +410,7 @@ def text_check(text: str, ids: list[int], starts: list[int], ends: list[int]) ->
             j = i
             while j < len(ids) and (starts[j], ends[j]) == (s, e):
                 j += 1
-            got = bytes(int(ours().pieces[k][3:5], 16) for k in range(i, j))
+            got = bytes(int(ours().pieces[ids[k]][3:5], 16) for k in range(i, j))
             if got != span(s, e).encode("utf-8"):
                 return f"byte tokens {i}..{j - 1}: {got!r} for {span(s, e)!r}"
             i = j

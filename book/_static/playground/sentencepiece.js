@@ -232,7 +232,7 @@ tokcoursePlaygroundModule("sentencepiece", function (api) {
 
     /** SentencePieceBPE.normalize on one chunk: spaces to "▁", the dummy prefix at 0 only. */
     normalizeChunk(text, start, end) {
-      const prefix = this.addDummyPrefix && start === 0 ? this.space : "";
+      const prefix = this.addDummyPrefix && start === 0 && end > start ? this.space : ""; // "" stays ""
       let body = text.slice(start, end);
       if (this.space !== " ") body = body.replaceAll(" ", this.space);
       return { norm: prefix + body, pre: prefix.length };
