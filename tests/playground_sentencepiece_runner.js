@@ -91,6 +91,12 @@ function inWorker(data, strings) {  // the module bodies again, in a Web Worker 
     t0 = performance.now(); tok.encode(SPEED_TEXT); out.timings.encode_cold_ms = performance.now() - t0;
     t0 = performance.now(); tok.encode(SPEED_TEXT); out.timings.encode_warm_ms = performance.now() - t0;
     out.timings.speed_tokens = tok.encode(SPEED_TEXT).ids.length;
+    out.hostile = {};
+    for (const [name, text] of Object.entries(HOSTILE)) {
+      t0 = performance.now();
+      const ids = tok.encode(text).ids;
+      out.hostile[name] = {ms: performance.now() - t0, ids};
+    }
 
     // 1. ids and offsets of every string; the whole text as one chunk gives the same ids
     const wholeDiffers = [];

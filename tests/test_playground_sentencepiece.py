@@ -47,6 +47,7 @@ import playground_sentencepiece as psp  # noqa: E402
 
 PLAYGROUND = ROOT / "book" / "_static" / "playground"
 ARTIFACTS = ROOT / "_build" / "test-artifacts"
+HOSTILE_CHARS = 100_000  # the hostile shapes (tests/_parity.py) at this size: n log n, not n^2
 FUZZ_STRINGS = 2_400  # about 1 in 16 holds a lone surrogate: over 2,000 are well-formed
 SPACE = "\u2581"
 
@@ -345,6 +346,7 @@ def browser(tmp_path_factory) -> dict:
         "STEP_SAMPLES": step_samples(),
         "INFO_IDS": INFO_IDS,
         "WORKER_STRINGS": WORKER_STRINGS,
+        "HOSTILE": hostile_texts(HOSTILE_CHARS),
     }
     t0 = time.perf_counter()
     out = run_page(tmp_path_factory.mktemp("sentencepiece"), values)
@@ -398,7 +400,7 @@ def text_check(text: str, ids: list[int], starts: list[int], ends: list[int]) ->
     units = text.encode("utf-16-le")
 
     def span(s: int, e: int) -> str:
-        return units[2 * s : 2 * e].decode("utf-16-le")
+        return units[2 * s : 2 * e].decode("utf-16-le", "surrogatepass")
 
     pos, i = 0, 0
     while i < len(ids):
@@ -411,7 +413,7 @@ def text_check(text: str, ids: list[int], starts: list[int], ends: list[int]) ->
             while j < len(ids) and (starts[j], ends[j]) == (s, e):
                 j += 1
             got = bytes(int(ours().pieces[ids[k]][3:5], 16) for k in range(i, j))
-            if got != span(s, e).encode("utf-8"):
+            if got != span(s, e).encode("utf-8", "surrogatepass"):
                 return f"byte tokens {i}..{j - 1}: {got!r} for {span(s, e)!r}"
             i = j
         else:
@@ -460,8 +462,9 @@ def test_offsets_are_sentencepieces_and_hold_the_text(browser):
                 continue
             ids, starts, ends = their_offsets(s)
             assert r["ids"] == ids
-            why = text_check(s, r["ids"], r["starts"], r["ends"])
-            if (r["starts"], r["ends"]) != (starts, ends) or why:
+            if (r["starts"], r["ends"]) != (starts, ends):
+                bad.append((repr(s)[:80], "not sentencepiece's offsets"))
+            elif why := text_check(s, r["ids"], r["starts"], r["ends"]):
                 bad.append((repr(s)[:80], why))
     assert not bad, bad[:5]
 
@@ -474,6 +477,15 @@ def test_safe_boundary_is_honest(browser):
     found = browser["boundary"]
     assert found["violationCount"] == 0, found["violations"][:3]
     assert found["checked"] > 5_000 and found["unsafe"] > 5_000
+
+
+def test_long_hostile_texts_are_exact_and_quick(browser):
+    """100,000 spaces, one letter, newlines, CJK ...: sentencepiece's ids, each in under 2 s
+    (the heap keeps a long chunk n log n; a quadratic loop takes minutes here)."""
+    for name, text in browser["inputs"]["HOSTILE"].items():
+        got = browser["hostile"][name]
+        assert got["ids"] == theirs().encode(text), name
+        assert got["ms"] < 2_000, (name, got["ms"])
 
 
 def test_merge_steps_replay_to_the_chunk_ids(browser):
@@ -582,6 +594,10 @@ def test_zz_record_the_speeds(browser):
         "mergeSteps words of Botchan": browser["steps"]["botchan"]["words"],
         "speed text bytes": len(speed_text.encode("utf-8")),
         "timings": {**browser["timings"], "sentencepiece_ms": sentencepiece_ms(speed_text)},
+        "hostile texts (chars): browser ms": {
+            f"{k} ({len(v)})": round(browser["hostile"][k]["ms"], 1)
+            for k, v in browser["inputs"]["HOSTILE"].items()
+        },
         "browser run s": round(browser["browser_run_s"], 1),
         "data file bytes": len(psp.scripts()["mistral_v1"]),
     }
