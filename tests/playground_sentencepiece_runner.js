@@ -96,6 +96,14 @@ function inWorker(data, strings) {  // the module bodies again, in a Web Worker 
       t0 = performance.now();
       const ids = tok.encode(text).ids;
       out.hostile[name] = {ms: performance.now() - t0, ids};
+      // the stepper on the text's first chunk (the whole text but for "spaces then a word")
+      const end = tok.nextChunkEnd(text, 0);
+      t0 = performance.now();
+      const ms = tok.mergeSteps(text, 0, end);
+      out.hostile[name].steps_ms = performance.now() - t0;
+      out.hostile[name].steps = [ms.parts.length, ms.steps.length, ms.ids.length];
+      const chunk = tok.encodeChunk(text, 0, end, {ids: [], starts: [], ends: []}).ids;
+      out.hostile[name].steps_ids_ok = JSON.stringify(ms.ids) === JSON.stringify(chunk);
     }
 
     // 1. ids and offsets of every string; the whole text as one chunk gives the same ids

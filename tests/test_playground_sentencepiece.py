@@ -486,6 +486,10 @@ def test_long_hostile_texts_are_exact_and_quick(browser):
         got = browser["hostile"][name]
         assert got["ids"] == theirs().encode(text), name
         assert got["ms"] < 2_000, (name, got["ms"])
+        # the stepper too: every merge of the first chunk, as quickly
+        parts, steps, ids = got["steps"]
+        assert got["steps_ids_ok"] and 0 < parts - steps <= ids, name  # bytes: more ids
+        assert got["steps_ms"] < 2_000, (name, got["steps_ms"])
 
 
 def test_merge_steps_replay_to_the_chunk_ids(browser):
