@@ -131,6 +131,11 @@ function inWorker(data, strings) {  // the module bodies again, in a Web Worker 
       out.control[name] = CONTROL_STRINGS.map((s) => bad.encode(s).ids);
     }
 
+    out.tiny = TINY.map(([d, texts]) => {
+      const small = api.createTokenizer("mistral_v1", [d]);
+      return texts.map((s) => small.encode(s).ids);
+    });
+
     // 3. safeBoundary: at every b it calls safe, random edits after b + 1 keep the chunks before b
     const rand = mulberry32(26);
     const alphabet = [" ", "  ", "\u2581", "a", "x", "\n", "\u00e9", "\ud83d\ude00", "\t", "the", "\ufeff"];

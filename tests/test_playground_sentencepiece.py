@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import html as html_lib
 import json
+import math
 import random
 import re
 import shutil
@@ -159,6 +160,55 @@ def test_a_damaged_or_unsupported_model_is_refused(tmp_path, monkeypatch):
 
 
 # ----------------------------------------------------------------------- the test inputs
+
+
+def tiny_model(pieces: list[tuple[str, float, int]]) -> bytes:
+    """A model like Mistral's settings (identity, dummy prefix, byte fallback): <unk>, <s>,
+    </s>, the 256 byte pieces, "▁", "a", "b", "c", then ``pieces`` as (piece, score, type)."""
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    from tokcourse.sentencepiece_bpe import BPE_MODEL_TYPE, byte_piece
+
+    proto = pb.ModelProto()
+    proto.trainer_spec.model_type = BPE_MODEL_TYPE
+    proto.trainer_spec.byte_fallback = True
+    norm = proto.normalizer_spec
+    norm.name, norm.add_dummy_prefix, norm.escape_whitespaces = "identity", True, True
+    norm.remove_extra_whitespaces = False
+    for piece, kind in [("<unk>", 2), ("<s>", 3), ("</s>", 3)]:
+        proto.pieces.add(piece=piece, score=0.0, type=kind)
+    for b in range(256):
+        proto.pieces.add(piece=byte_piece(b), score=0.0, type=6)
+    for i, c in enumerate("▁abc"):
+        proto.pieces.add(piece=c, score=-1.0 - i, type=1)
+    for piece, score, kind in pieces:
+        proto.pieces.add(piece=piece, score=score, type=kind)
+    return proto.SerializeToString()
+
+
+def tiny_cases() -> list[tuple[dict, list[str]]]:
+    """What Mistral cannot show (its scores are all different, it has no unused piece): tied
+    scores (the leftmost pair first), NaN, infinite and signed-zero scores (sentencepiece's
+    order of float32 bit patterns), chains of unused pieces (split again, 100 levels deep)."""
+    import struct
+
+    neg_nan = struct.unpack("<f", struct.pack("<I", 0xFFC00000))[0]
+    pairs = ["ab", "bc", "ca", "ba", "cb", "▁a", "▁b", "▁c", "abc", "bca", "cab", "aa", "bb"]
+    rng = random.Random(26)
+    cases = []
+    for scores in ([-5.0, -6.0], [math.nan, neg_nan, math.inf, -math.inf, 0.0, -0.0, -1.0]):
+        for _ in range(30):
+            model = tiny_model([(p, rng.choice(scores), 1) for p in pairs])
+            texts = [
+                "".join(rng.choice("abc d") for _ in range(rng.randint(1, 14))) for _ in range(30)
+            ]
+            cases.append((psp.model_data(model), texts))
+    for length in (3, 100, 101, 150):
+        chain = [("▁" + "a" * k, -float(k), 5) for k in range(2, length + 1)]
+        model = tiny_model([("▁a", -0.5, 1), *chain])
+        texts = ["a" * length, "a" * length + " " + "a" * 5, "a" * (length + 3), "ba"]
+        cases.append((psp.model_data(model), texts))
+    return cases
 
 
 def fuzz_strings(n: int, seed: int = 7) -> list[str]:
@@ -347,6 +397,7 @@ def browser(tmp_path_factory) -> dict:
         "INFO_IDS": INFO_IDS,
         "WORKER_STRINGS": WORKER_STRINGS,
         "HOSTILE": hostile_texts(HOSTILE_CHARS),
+        "TINY": tiny_cases(),
     }
     t0 = time.perf_counter()
     out = run_page(tmp_path_factory.mktemp("sentencepiece"), values)
@@ -490,6 +541,21 @@ def test_long_hostile_texts_are_exact_and_quick(browser):
         parts, steps, ids = got["steps"]
         assert got["steps_ids_ok"] and 0 < parts - steps <= ids, name  # bytes: more ids
         assert got["steps_ms"] < 2_000, (name, got["steps_ms"])
+
+
+def test_ties_odd_scores_and_unused_pieces_as_sentencepiece(browser):
+    import sentencepiece as spm
+
+    tiny = browser["inputs"]["TINY"]
+    assert len(browser["tiny"]) == len(tiny) == 64
+    resegmented = 0
+    for (data, texts), got in zip(tiny, browser["tiny"], strict=True):
+        pieces, scores, types = psp.unpack(data)
+        proto = tiny_model([(p, s, t) for p, s, t in zip(pieces, scores, types, strict=True)][263:])
+        sp = spm.SentencePieceProcessor(model_proto=proto)
+        assert got == [sp.encode(t) for t in texts], texts
+        resegmented += 5 in types and any(len(ids) > 2 for ids in got)
+    assert resegmented == 4
 
 
 def test_merge_steps_replay_to_the_chunk_ids(browser):
