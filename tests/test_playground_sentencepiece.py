@@ -18,6 +18,10 @@ writes what it found into the DOM as JSON, and the tests below compare it with t
   its steps are the teaching loop's (``merge_by_score``) on a sample;
 - controls: the same encoder with the dummy prefix off, or the merge order reversed, disagrees
   with sentencepiece on many strings (the comparison can fail).
+- what Mistral cannot show, on tiny models: tied scores, NaN/inf/signed-zero scores, chains of
+  unused pieces (split again); and 100,000-character hostile texts, exact and under 2 s each
+  (encode and mergeSteps: the heap keeps a long chunk n log n);
+- the interface: the registry entry, tokenInfo, and the same ids from a Web Worker.
 
 Speeds (100 KB of Botchan, browser vs sentencepiece) go to
 ``_build/test-artifacts/playground-sentencepiece.json``.
