@@ -26,7 +26,10 @@ VERSION = "4.14.1"
 TARBALL = f"axe-core-{VERSION}.tgz"
 URL = f"https://registry.npmjs.org/axe-core/-/{TARBALL}"
 #: ``dist.integrity`` of axe-core 4.14.1 as the npm registry lists it.
-INTEGRITY = "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
+INTEGRITY = (
+    "sha512-"
+    "FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
+)
 CACHE = ROOT / "_build" / "test-assets"
 SCRIPT = "package/axe.min.js"
 

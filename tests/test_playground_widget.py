@@ -140,8 +140,30 @@ def utf16_slice(text: str, start: int, end: int) -> str:
     )
 
 
-def reference_ids(name: str, text: str) -> list[int]:
-    return tiktoken_encoding(name).encode(text, allowed_special="all")
+def well_formed(text: str) -> str:
+    """``text`` with every lone surrogate as U+FFFD (joined pairs stay one character)."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def reference_ids(name: str, text: str) -> list[int] | None:
+    """The real library's ids for ``text`` (None: the library refuses it), as each row shows:
+    tiktoken with every special token allowed, sentencepiece without BOS, Hugging Face
+    ``tokenizers`` without [CLS]/[SEP]."""
+    if name == "mistral_v1":
+        from tests.test_playground_sentencepiece import theirs
+
+        joined = text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+        if any(0xD800 <= ord(c) <= 0xDFFF for c in joined):
+            return None  # sentencepiece refuses a lone surrogate
+        return theirs().encode(joined)
+    if name == "bert_uncased":
+        from tests.test_wordpiece_parity import from_json
+
+        return from_json().encode(well_formed(text), add_special_tokens=False).ids
+    return tiktoken_encoding(name).encode(well_formed(text), allowed_special="all")
+
+
+ALL = [*playground.ENCODINGS, "mistral_v1", "bert_uncased"]
 
 
 # ----------------------------------------------------------------------- ids and offsets
@@ -165,9 +187,10 @@ def test_pasted_text_is_tokenized_byte_for_byte(browser, site, text):
     painted(page, version)
     assert page.evaluate(f"{BOX}.model.text") == text
     drawn = rows(page)
+    for name in ALL:
+        assert drawn[name]["ids"] == reference_ids(name, text), name
     for name in playground.ENCODINGS:
         row = drawn[name]
-        assert row["ids"] == reference_ids(name, text), name
         assert row["count"] == len(row["ids"])
         # each token's offsets cover the characters its bytes come from
         enc = tiktoken_encoding(name)
@@ -328,7 +351,7 @@ def test_the_incremental_engine_equals_encoding_the_whole_text(browser, site):
     out = page.evaluate(
         f"{ENGINE_RUNNER}(26, {json.dumps(base)}, {json.dumps(SNIPPETS)}, 400)", timeout=600
     )
-    assert set(out) >= set(playground.ENCODINGS)
+    assert set(out) == set(ALL)
     for name, result in out.items():
         assert result["bad"] == 0, (name, result)
         # local: an edit re-encodes a few chunks, not the text
@@ -474,7 +497,7 @@ def test_speed_in_the_browser(browser, site):
             "longest task while typing ms": round(max(long_tasks, default=0), 1),
             "counts": {name: row["count"] for name, row in rows(page).items()},
         }
-        for name in playground.ENCODINGS:  # right, not only fast
+        for name in ALL:  # right, not only fast
             final = page.evaluate(f"{BOX}.model.text")
             assert report[label]["counts"][name] == len(reference_ids(name, final))
     for label, text in (("100k line breaks", "\n" * 100_000), ("100k spaces", " " * 100_000)):
@@ -528,12 +551,20 @@ def test_a_damaged_data_file_is_reported_not_fatal(browser, site, tmp_path):
 def test_random_texts_match(browser, site):
     """A seeded fuzz through the widget itself (paste, worker, window)."""
     rng = random.Random(7)
-    alphabet = list(" \n\r\tab'sT1é👋\u200d\ufeff中<|>") + ["<|endoftext|>", "don't", "  "]
+    alphabet = list(" \n\r\tab'sT1é👋\u200d\ufeff中<|>▁")
+    alphabet += ["<|endoftext|>", "don't", "  ", "\ud800"]
     page = open_widget(browser, site)
     for _ in range(25):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
         _, version = paste(page, text)
         painted(page, version)
         drawn = rows(page)
-        for name in playground.ENCODINGS:
-            assert drawn[name]["ids"] == reference_ids(name, text), (name, text)
+        for name in ALL:
+            want = reference_ids(name, text)
+            if want is None:  # refused: the row says so, with no ids
+                assert drawn[name] is None, (name, text)
+                assert "refuses this text" in page.evaluate(
+                    f"document.querySelector('.row[data-encoding={name}] .txt').textContent"
+                )
+            else:
+                assert drawn[name]["ids"] == want, (name, text)

@@ -32,7 +32,7 @@ from pathlib import Path
 ENCODINGS = ("r50k_base", "cl100k_base", "o200k_base")
 """The tiktoken encodings the playground shows, in display order."""
 
-PORTS = ("playground_wordpiece",)
+PORTS = ("playground_sentencepiece", "playground_wordpiece")
 """Modules (next to this one) whose ``scripts()`` write the other tokenizers' data files."""
 
 SPECIAL_TOKENS: dict[str, dict[str, int]] = {

@@ -191,7 +191,9 @@ tokcoursePlaygroundModule("engine", function (api) {
           const state = states[key];
           if (text !== null) {
             const t0 = performance.now();
-            state.update(text);
+            // lone surrogates become U+FFFD (tiktoken's Python API) unless the tokenizer refuses
+            // them as its library does (sentencepiece): then it sees the text as typed
+            state.update(tok.loneSurrogates === "refuse" ? msg.text : text);
             ms = performance.now() - t0;
             reencoded = state.reencoded;
           }

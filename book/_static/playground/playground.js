@@ -557,9 +557,11 @@
     received(msg) {
       const row = this.rows[msg.name];
       if (msg.type === "error") {
-        row.stats.textContent = `error: ${msg.message}`;
+        row.data = null;
+        row.error = msg.message;
       } else {
         row.data = msg;
+        row.error = null;
       }
       this.waiting.delete(msg.name);
       if (this.waiting.size) return;
@@ -586,6 +588,14 @@
       const family = this.family;
       for (const name of this.names) {
         const row = this.rows[name], d = row.data;
+        if (row.error) {
+          // the library refuses this text (sentencepiece and a lone surrogate): say so, no ids
+          row.stats.textContent = "refused";
+          row.txt.replaceChildren(el("span", "empty", `${api.tokenizerSpec(name).label} refuses this text: ${row.error}`));
+          delete row.row.dataset.count;
+          counts.push(`${api.tokenizerSpec(name).label}: refused`);
+          continue;
+        }
         if (!d) continue;
         this.drawRow(row, d, text, family);
         const n = d.count;
@@ -595,7 +605,8 @@
         row.row.dataset.ms = d.ms.toFixed(2);
         counts.push(`${api.tokenizerSpec(name).label}: ${n.toLocaleString("en")}`);
       }
-      const chars = this.rows[this.names[0]].data ? this.rows[this.names[0]].data.chars : 0;
+      const any = this.names.map((n) => this.rows[n].data).find((d) => d);
+      const chars = any ? any.chars : 0;
       const summary = `${chars.toLocaleString("en")} character${chars !== 1 ? "s" : ""}. Tokens: ${counts.join(", ")}.`;
       if (this.status.textContent !== summary) this.status.textContent = summary;
       const whole = wa === 0 && wb === text.length;

@@ -163,6 +163,7 @@ tokcoursePlaygroundModule("sentencepiece", function (api) {
   class SentencePieceBPE {
     /** `data`: the object data/mistral_v1.js hands to addData (see playground_sentencepiece.py). */
     constructor(data, name = "mistral_v1", label = "Mistral 7B v1") {
+      this.loneSurrogates = "refuse"; // the engine hands this tokenizer the text as typed
       this.name = name;
       this.label = label;
       const size = (this.vocabSize = data.size);
