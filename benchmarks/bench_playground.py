@@ -25,6 +25,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPORT = HERE.parent / "_build" / "test-artifacts" / "playground-speed.json"
 STORED = HERE / "playground.json"
+PORT_REPORTS = {
+    "mistral_v1": HERE.parent / "_build" / "test-artifacts" / "playground-sentencepiece.json",
+    "bert_uncased": HERE.parent / "_build" / "test-artifacts" / "playground-wordpiece.json",
+}
+PORTS_STORED = HERE / "playground-ports.json"
 WIDGET_REPORT = HERE.parent / "_build" / "test-artifacts" / "playground-widget.json"
 WIDGET_STORED = HERE / "playground-widget.json"
 
@@ -85,6 +90,53 @@ def section(data: dict | None) -> list[str]:
     return lines
 
 
+def ports_section(data: dict | None) -> list[str]:
+    """The markdown lines of the SentencePiece and WordPiece ports (none without data)."""
+    if not data:
+        return []
+    sp, wp = data["mistral_v1"], data["bert_uncased"]
+    lines = [
+        "",
+        "### Mistral 7B v1 and BERT uncased in the browser",
+        "",
+        "Measured by `tests/test_playground_sentencepiece.py` and "
+        "`tests/test_playground_wordpiece.py` (headless Chromium, no network): ids compared with "
+        "the libraries' on the corpora, hard strings and a seeded fuzz; encode time of the first "
+        "100 KB of the novel, the library timed in Python in the same run.",
+        "",
+        "| tokenizer | compared with | tokens compared | mismatches | control caught "
+        "| data file | encode cold / warm ms | library ms |",
+        "|---|---|---:|---:|---|---:|---:|---:|",
+    ]
+    t = sp["timings"]
+    caught = ", ".join(
+        f"{k}: {v:,}" for k, v in sp["control: strings a wrong encoder gets wrong"].items()
+    )
+    lines.append(
+        f"| Mistral 7B v1 (`sentencepiece.js`) | sentencepiece | {sp['tokens']:,} | "
+        f"{sp['mismatches']} | {caught} of {sp['control strings']:,} strings | "
+        f"{sp['data file bytes'] / 1e6:.2f} MB | {t['encode_cold_ms']:.0f} / "
+        f"{t['encode_warm_ms']:.0f} | {t['sentencepiece_ms']:.0f} |"
+    )
+    t = wp["timings"]
+    wrong = wp["control (browser's own Unicode tables): strings wrong"]
+    lines.append(
+        f"| BERT uncased (`wordpiece.js`) | Hugging Face `tokenizers` | "
+        f"{wp['tokens compared']:,} | {wp['mismatches']} | browser's own Unicode tables: "
+        f"{wrong:,} strings | "
+        f"{wp['data file bytes'] / 1e6:.2f} MB | {t['encode_cold_ms']:.0f} / "
+        f"{t['encode_warm_ms']:.0f} | {t['tokenizers_python_ms']:.0f} |"
+    )
+    return lines
+
+
+def stored_ports() -> dict | None:
+    """The kept reports of the two ports, or None."""
+    if not PORTS_STORED.is_file():
+        return None
+    return json.loads(PORTS_STORED.read_text(encoding="utf-8"))
+
+
 def widget_section(data: dict | None) -> list[str]:
     """The markdown lines of the widget's targets (none without data)."""
     if not data:
@@ -138,6 +190,12 @@ def main() -> None:
     if data["mismatches"] != 0:
         sys.exit(f"{REPORT} reports {data['mismatches']} mismatches; not keeping it")
     STORED.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    ports = {
+        name: json.loads(path.read_text(encoding="utf-8")) for name, path in PORT_REPORTS.items()
+    }
+    if any(report["mismatches"] for report in ports.values()):
+        sys.exit(f"a port's report has mismatches: {ports}; not keeping it")
+    PORTS_STORED.write_text(json.dumps(ports, indent=1) + "\n", encoding="utf-8")
     if WIDGET_REPORT.is_file():
         widget = json.loads(WIDGET_REPORT.read_text(encoding="utf-8"))
         WIDGET_STORED.write_text(json.dumps(widget, indent=1) + "\n", encoding="utf-8")

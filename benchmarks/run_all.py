@@ -307,6 +307,7 @@ def render_markdown(results: dict) -> str:
         reference = table["reference"] if table["reference"] != "ours" else None
         lines += _growth_targets(table["tokenizer"], table["rows"], reference)
     lines += bench_playground.section(bench_playground.stored())  # measured by a browser test
+    lines += bench_playground.ports_section(bench_playground.stored_ports())
     lines += bench_playground.widget_section(bench_playground.stored_widget())
     return "\n".join(lines) + "\n"
 

@@ -520,6 +520,9 @@ def test_results_md_quotes_the_kept_browser_measurement():
     widget = bench_playground.stored_widget()
     assert widget is not None and set(widget) >= {"100 KB", "1 MB", "100k spaces"}
     assert "\n".join(bench_playground.widget_section(widget)[1:]) in results_md
+    ports = bench_playground.stored_ports()
+    assert ports is not None and all(p["mismatches"] == 0 for p in ports.values())
+    assert "\n".join(bench_playground.ports_section(ports)[1:]) in results_md
 
 
 TYPED = "Typed text:\n  we'RE 2025 \U0001f44b\U0001f3fd <|endofprompt|> naïve\t"
