@@ -16,7 +16,8 @@
    *original* one to ``jupyter_execute``: copies without a single output. We merge the cached
    outputs into the original instead.
 4. The tokenizer playground (``book/playground.md``, ``book/_static/playground``): its scripts
-   go only on pages with a ``<div class="tokcourse-playground">``; its rank tables and
+   go only on pages with a ``<div class="tokcourse-playground">`` or a merge stepper,
+   ``<div class="tokcourse-bpe-stepper">`` (``stepper.js``); its rank tables and
    character classes are written into ``_static/playground/data`` after the build
    (``tokcourse_playground.py``).
 5. Numbers exercises per chapter: the third exercise of ``notebooks/04_*.ipynb`` is
@@ -40,6 +41,7 @@ from tokcourse.course.plotting import BOOK_BUILD_ENV
 PLOTLY_JS = "plotly.min.js"
 PLAYGROUND_SOURCES = Path(__file__).resolve().parents[1] / "_static" / "playground"
 PLAYGROUND_CLASS = "tokcourse-playground"
+STEPPER_CLASS = "tokcourse-bpe-stepper"
 
 logger = logging.getLogger(__name__)
 
@@ -72,10 +74,18 @@ def _copy_plotly_js(app, exception) -> None:
 
 
 def _add_playground_where_needed(app, pagename, templatename, context, doctree) -> None:
-    if f'class="{PLAYGROUND_CLASS}' in context.get("body", ""):
-        app.add_css_file("playground/playground.css")
+    body = context.get("body", "")
+    box = f'class="{PLAYGROUND_CLASS}' in body
+    stepper = f'class="{STEPPER_CLASS}' in body
+    if box or stepper:  # core.js first: the registry every other playground file uses
+        app.add_js_file("playground/core.js", priority=109)
         app.add_js_file("playground/encoder.js", priority=110)
+    if box:
+        app.add_css_file("playground/playground.css")
         app.add_js_file("playground/playground.js", priority=111)
+    if stepper:
+        app.add_css_file("playground/stepper.css")
+        app.add_js_file("playground/stepper.js", priority=112)
 
 
 def _write_playground(app, exception) -> None:
