@@ -146,7 +146,9 @@ def check_merges(name: str, rows: list) -> dict[str, int]:
             parts[at : at + 2] = [parts[at] + parts[at + 1]]
         counts["steps"] += len(steps)
         merged = [ranks[p] for p in parts]  # every part after the last step is a token
-        if note:  # tiktoken took the whole chunk at once: one token, which the merges miss
+        # tiktoken took the whole chunk at once: one token, which the merges miss. No chunk here
+        # needs it: every token of the three tables is reached by its own merges.
+        if note:
             assert "whole chunk" in note and len(ids) == 1 and merged != ids, where
             assert ranks[chunk.encode("utf-8")] == ids[0], where
             counts["whole-chunk lookups"] += 1
@@ -161,7 +163,7 @@ def test_the_merges_replay_into_tiktokens_ids(site, tmp_path):
     out = run_page(site, tmp_path, "merges", '<script src="texts.js"></script>', MERGES_RUNNER)
     counts = {name: check_merges(name, out["merges"][name]) for name in ENCODINGS}
     for name, count in counts.items():
-        assert count["chunks"] > 3_000 and count["steps"] > 10_000, (name, count)
+        assert count["chunks"] > 2_000 and count["steps"] > 10_000, (name, count)
         assert count["special"] >= 1, (name, count)
     print(counts)
 
