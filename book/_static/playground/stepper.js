@@ -36,6 +36,7 @@
   // Display only (never an id): invisible characters show as their code point, as viz.py does.
   const INVISIBLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const bytesOf = new TextEncoder();
 
   // ------------------------------------------------------------------ bytes as the playground shows them
 
@@ -105,9 +106,22 @@
     return segments(bytes).map((s) => s.text).join("");
   }
 
+  /** UTF-8 bytes of well-formed `text` as a binary string (encoder.js's utf8, chapter 03). */
+  function utf8(text) {
+    let out = "";
+    for (const b of bytesOf.encode(text)) out += String.fromCharCode(b);
+    return out;
+  }
+
+  /** `text` with every lone surrogate replaced by U+FFFD, as the encoders do. */
+  function wellFormed(text) {
+    if (typeof text.toWellFormed === "function") return text.toWellFormed();
+    return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  }
+
   /** Display text of a piece of the (JavaScript string) text: its UTF-8 bytes, labelled. */
   function textLabel(text) {
-    return label(api.utf8(text));
+    return label(utf8(text));
   }
 
   function el(tag, cls, text) {
@@ -244,10 +258,10 @@
       controls.appendChild(b);
       return b;
     };
-    const first = button("⏮ First", "first step");
+    const first = button("« First", "first step");
     const prev = button("◀ Previous", "previous step");
     const next = button("Next ▶", "next step");
-    const last = button("Last ⏭", "last step");
+    const last = button("Last »", "last step");
     const sliderLabel = el("label", "tkbs-label", "Step");
     sliderLabel.htmlFor = id("slider");
     const slider = el("input", "tkbs-slider");
@@ -461,7 +475,7 @@
 
     /** Cut the field's text; keep the chosen chunk where one starts at the same offset. */
     const recut = (keepStart) => {
-      state.text = api.fixSurrogates ? api.fixSurrogates(field.value) : field.value;
+      state.text = wellFormed(field.value);
       state.chunks = cut(state.text);
       const i = state.chunks.findIndex(([s]) => s === keepStart);
       state.chosen = i >= 0 ? i : 0;
@@ -521,7 +535,7 @@
 
     /** Load chunk text[start, end) under tokenizer `name` (showMerges). */
     this.load = (name, text, start, end) => {
-      text = api.fixSurrogates ? api.fixSurrogates(text) : text;
+      text = wellFormed(text);
       const go = () => {
         if (text.length <= MAX_FIELD) {
           field.value = state.text = text;
