@@ -456,3 +456,61 @@ def test_the_playground_page_has_a_stepper_and_chapters_03_and_05_link_to_it():
         cells = nbformat.read(ROOT / "notebooks" / f"{stem}.ipynb", as_version=4).cells
         text = "\n".join(c.source for c in cells if c.cell_type == "markdown")
         assert len(re.findall(r"\{ref\}`[^`<]+<watch-bpe-merge-a-chunk>`", text)) == 1, stem
+
+
+SCORE_RUNNER = r"""
+const api = tokcoursePlayground, out = {};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function until(test) { for (let i = 0; i < 500 && !test(); i++) await sleep(20); }
+(async () => {
+  try {
+    const box = document.querySelector(".tokcourse-bpe-stepper");
+    await until(() => box.dataset.ready === "yes");
+    out.options = [...box.querySelectorAll(".tkbs-enc option")].map((o) => o.value);
+    out.sentence = box.querySelector(".tkbs-sentence").textContent;
+    out.header = [...box.querySelectorAll("thead th")].map((th) => th.textContent);
+    box.querySelector("button[aria-label='last step']").click();
+    out.last = box.querySelector(".tkbs-sentence").textContent;
+    out.final = [...box.querySelectorAll(".tkbs-token .tkbs-id")].map((n) => n.textContent);
+    out.note = box.querySelector(".tkbs-note").textContent;
+  } catch (err) {
+    out.error = String(err) + "\n" + err.stack;
+  }
+  document.getElementById("result").textContent = JSON.stringify(out);
+})();
+"""
+
+# A SentencePiece-like tokenizer (as the Mistral port will be): steps carry a score, not a rank.
+# Registered with `steps: true`; a WordPiece-like one without it must not be offered.
+FAKE_TOKENIZERS = """<script>
+const pieces = {7: "\\u2581a", 9: "\\u2581ab"};
+tokcoursePlayground.registerTokenizer("fake_sp", {label: "Fake SP", files: [], steps: true,
+  create: () => ({name: "fake_sp", label: "Fake SP",
+    nextChunkEnd: (text, start) => text.length,
+    mergeSteps: () => ({parts: ["\\xe2\\x96\\x81", "a", "b"], ids: [9], note: "a test note",
+                        steps: [{at: 0, score: -1.5, id: 7}, {at: 0, score: -3.25, id: 9}]}),
+    tokenInfo: (id) => ({bytes: unescape(encodeURIComponent(pieces[id])), kind: "normal"})})});
+tokcoursePlayground.registerTokenizer("fake_sp2", {label: "SP 2", files: ["never"], steps: true,
+  create: () => null});
+tokcoursePlayground.registerTokenizer("fake_wp", {label: "Fake WP", files: [],
+  create: () => ({name: "fake_wp", nextChunkEnd: (text, start) => text.length})});
+</script>"""
+
+
+def test_a_tokenizer_with_scores_shows_scores(site, tmp_path):
+    body = (
+        FAKE_TOKENIZERS
+        + '<div class="tokcourse-bpe-stepper" data-encoding="fake_sp" data-text="ab"></div>'
+    )
+    out = run_page(site, tmp_path, "scores", body, SCORE_RUNNER)
+    # offered: a spec that says `steps: true`, before its data is loaded; fake_wp has no merges
+    assert out["options"] == [*ENCODINGS, "fake_sp", "fake_sp2"]
+    assert out["header"] == ["step", "score", "pair", "result", "id"]
+    assert out["sentence"] == (
+        "Step 0 of 2: the chunk's 3 starting parts. Next: merge '▁' + 'a', score -1.5."
+    )
+    assert out["last"] == (
+        "Step 2 of 2: merge '▁a' + 'b' → '▁ab', score -3.25 (id 9)."
+        " No adjacent pair is a token any more: these are the tokens."
+    )
+    assert out["final"] == ["id 9"] and out["note"] == "Note: a test note."

@@ -21,9 +21,9 @@
  * tokenizer `name` into the page's first stepper and scrolls it into view (the playground
  * widget calls it when a reader activates a token).
  *
- * Which tokenizers it offers: those whose spec (core.js registerTokenizer) says `steps: true`,
- * the tiktoken encodings of encoder.js (api.ENCODINGS), and any already made that has
- * mergeSteps.
+ * Which tokenizers it offers: the tiktoken encodings of encoder.js (api.ENCODINGS) and those
+ * whose spec says `steps: true` (core.js registerTokenizer; known before their data loads),
+ * plus the one a div or showMerges names.
  */
 (function (global) {
   "use strict";
@@ -172,7 +172,10 @@
     }
     if (k === 0) {
       const next = merges.steps[0];
-      return `Step 0 of ${n}: the chunk's ${merges.parts.length} bytes, one part each. ` +
+      const bytes = merges.parts.every((p) => p.length === 1); // byte-level BPE starts from bytes
+      const start = bytes ? `the chunk's ${merges.parts.length} bytes, one part each`
+        : `the chunk's ${merges.parts.length} starting parts`;
+      return `Step 0 of ${n}: ${start}. ` +
         `Next: merge '${label(parts[next.at])}' + '${label(parts[next.at + 1])}', ${what} ${order(next)}.`;
     }
     const step = merges.steps[k - 1], before = partsAt(merges, k - 1);
@@ -188,7 +191,6 @@
   const made = {}; // name -> tokenizer, once loaded
 
   function offers(name) {
-    if (made[name]) return typeof made[name].mergeSteps === "function";
     let spec = null;
     try { spec = api.tokenizerSpec(name); } catch (err) { return false; }
     return spec.steps === true || (api.ENCODINGS || []).includes(name);
