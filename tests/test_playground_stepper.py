@@ -50,12 +50,27 @@ def site(tmp_path_factory) -> Path:
     return folder
 
 
+# Collects every uncaught error of the page; finish(out) reports them. (From file:// pages each
+# script is its own origin: Chromium reports their errors as "Script error.", and their unhandled
+# rejections not at all, so the stepper ends every promise chain in a catch.)
+HARNESS = """
+const pageErrors = [];
+addEventListener("error", (e) => pageErrors.push(String(e.message)));
+addEventListener("unhandledrejection", (e) => pageErrors.push(String(e.reason)));
+function finish(out) {
+  out["page errors"] = pageErrors;
+  document.getElementById("result").textContent = JSON.stringify(out);
+}
+"""
+
+
 def run_page(site: Path, tmp_path: Path, name: str, body: str, script: str) -> dict:
     """Open ``body`` + ``script`` (which fills ``#result`` with JSON) in headless Chromium."""
     (site / f"{name}.js").write_text(script, encoding="utf-8")
     page = site / f"{name}.html"
     page.write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>stepper test</title>'
+        f"<script>{HARNESS}</script>"
         '<link rel="stylesheet" href="playground/stepper.css">'
         '<script src="playground/core.js"></script>'
         '<script src="playground/encoder.js"></script>'
@@ -71,6 +86,7 @@ def run_page(site: Path, tmp_path: Path, name: str, body: str, script: str) -> d
     assert match, dom[-3000:]
     out = json.loads(html_lib.unescape(match[1]))
     assert "error" not in out, out["error"]
+    assert out.pop("page errors") == []  # nothing thrown
     return out
 
 
@@ -101,7 +117,7 @@ const hex = (s) => [...s].map((c) => c.charCodeAt(0).toString(16).padStart(2, "0
   } catch (err) {
     out.error = String(err) + "\\n" + err.stack;
   }
-  document.getElementById("result").textContent = JSON.stringify(out);
+  finish(out);
 })();
 """
 
@@ -308,7 +324,7 @@ function contrast() {
   } catch (err) {
     out.error = String(err) + "\n" + err.stack;
   }
-  document.getElementById("result").textContent = JSON.stringify(out);
+  finish(out);
 })();
 """
 
@@ -476,7 +492,7 @@ async function until(test) { for (let i = 0; i < 500 && !test(); i++) await slee
   } catch (err) {
     out.error = String(err) + "\n" + err.stack;
   }
-  document.getElementById("result").textContent = JSON.stringify(out);
+  finish(out);
 })();
 """
 
