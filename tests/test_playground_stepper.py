@@ -489,6 +489,8 @@ async function until(test) { for (let i = 0; i < 500 && !test(); i++) await slee
     out.last = box.querySelector(".tkbs-sentence").textContent;
     out.final = [...box.querySelectorAll(".tkbs-token .tkbs-id")].map((n) => n.textContent);
     out.note = box.querySelector(".tkbs-note").textContent;
+    out.unknown = await api.showMerges("no_such_tokenizer", "x", 0, 1);
+    out.unknownSays = box.querySelector(".tkbs-sentence").textContent;
   } catch (err) {
     out.error = String(err) + "\n" + err.stack;
   }
@@ -530,3 +532,5 @@ def test_a_tokenizer_with_scores_shows_scores(site, tmp_path):
         " No adjacent pair is a token any more: these are the tokens."
     )
     assert out["final"] == ["id 9"] and out["note"] == "Note: a test note."
+    assert out["unknown"] is False
+    assert out["unknownSays"].startswith("Could not load no_such_tokenizer: unknown tokenizer")

@@ -197,7 +197,7 @@
   }
 
   function load(name) {
-    return api.tokenizer(name).then((tok) => {
+    return Promise.resolve(name).then(api.tokenizer).then((tok) => { // an unknown name rejects
       made[name] = tok;
       if (typeof tok.mergeSteps !== "function") throw new Error(`${tok.label || name} has no merges to show`);
       return tok;
@@ -322,22 +322,24 @@
         b.dataset.end = e;
         const bytes = utf8Length(piece);
         b.setAttribute("aria-label", `chunk ${i + 1} of ${state.chunks.length}: ${shown} (${bytes} byte${bytes === 1 ? "" : "s"})`);
-        b.setAttribute("aria-pressed", i === state.chosen ? "true" : "false");
-        b.tabIndex = i === Math.max(0, Math.min(state.chosen, MAX_CHUNKS - 1)) ? 0 : -1;
         frag.appendChild(b);
       });
       chunkRow.replaceChildren(frag);
+      markChosen();
       const more = state.chunks.length - MAX_CHUNKS;
       chunkNote.textContent = more > 0 ? `… and ${more.toLocaleString("en")} more chunks (not shown).` : "";
     };
 
+    /** aria-pressed on the chosen chunk; it alone is in the Tab order (the first if none). */
     const markChosen = () => {
+      let any = false;
       for (const b of chunkRow.children) {
         const on = Number(b.dataset.index) === state.chosen;
         b.setAttribute("aria-pressed", on ? "true" : "false");
         b.tabIndex = on ? 0 : -1;
+        any = any || on;
       }
-      if (state.chosen < 0 && chunkRow.firstChild) chunkRow.firstChild.tabIndex = 0;
+      if (!any && chunkRow.firstChild) chunkRow.firstChild.tabIndex = 0;
     };
 
     // ---- the merges
@@ -370,7 +372,12 @@
         return;
       }
       delete box.dataset.refused;
-      state.merges = state.tok.mergeSteps(text, start, end);
+      try {
+        state.merges = state.tok.mergeSteps(text, start, end);
+      } catch (err) {
+        clear(`Could not compute the merges of this chunk: ${err.message}`);
+        return;
+      }
       title.textContent = `Merges of '${textLabel(piece)}' (${bytes} byte${bytes === 1 ? "" : "s"}, ${state.tok.label || state.name})`;
       drawTable();
       show(0);
@@ -467,7 +474,7 @@
     };
 
     const pick = (i, focus) => {
-      if (i < 0 || i >= state.chunks.length) return;
+      if (!state.tok || i < 0 || i >= state.chunks.length) return;
       state.chosen = i;
       markChosen();
       if (focus && chunkRow.children[i]) chunkRow.children[i].focus();
@@ -486,19 +493,23 @@
       else clear("The text is empty: type something to cut into chunks.");
     };
 
+    /** Switch to tokenizer `name`, then run `then`. Resolves true, or false if it failed. */
     const useTokenizer = (name, then) => {
       state.name = name;
+      state.tok = null;
       box.dataset.ready = "loading";
       clear(`Loading ${tokLabel(name)}…`);
       return load(name).then((tok) => {
-        if (state.name !== name) return;
+        if (state.name !== name) return false; // the reader chose another meanwhile
         state.tok = tok;
         fillSelect();
         then();
         box.dataset.ready = "yes";
+        return true;
       }).catch((err) => {
         clear(`Could not load ${name}: ${err.message}`);
         box.dataset.ready = "error";
+        return false;
       });
     };
 
@@ -533,9 +544,10 @@
 
     fillSelect();
     const name = box.dataset.encoding || select.value;
-    this.ready = name ? useTokenizer(name, () => recut(0)) : Promise.resolve(clear("No tokenizer with merges is loaded."));
+    if (name) useTokenizer(name, () => recut(0));
+    else clear("No tokenizer with merges is registered on this page.");
 
-    /** Load chunk text[start, end) under tokenizer `name` (showMerges). */
+    /** Load chunk text[start, end) under tokenizer `name` (showMerges): Promise<boolean>. */
     this.load = (name, text, start, end) => {
       text = wellFormed(text);
       const go = () => {
@@ -551,8 +563,8 @@
           state.chosen = state.chunks.length && state.chunks[0][1] === end - start ? 0 : -1;
         }
         drawChunks();
-        markChosen();
         choose(text, start, end);
+        return true;
       };
       return name === state.name && state.tok ? Promise.resolve(go()) : useTokenizer(name, go);
     };
@@ -572,19 +584,20 @@
   /**
    * Load chunk text[start, end) of tokenizer `name` into the page's first stepper and scroll
    * it into view. Resolves true when shown (or refused as too long), false if the page has no
-   * stepper.
+   * stepper or the tokenizer could not be loaded.
    */
   api.showMerges = function (name, text, start, end) {
     initAll();
     const stepper = steppers[0];
     if (!stepper) return Promise.resolve(false);
-    return stepper.load(name, text, start, end).then(() => {
-      if (stepper.box.scrollIntoView) stepper.box.scrollIntoView({ behavior: "smooth", block: "start" });
-      return true;
+    return stepper.load(name, text, start, end).then((shown) => {
+      if (shown && stepper.box.scrollIntoView) {
+        const still = global.matchMedia && global.matchMedia("(prefers-reduced-motion: reduce)").matches;
+        stepper.box.scrollIntoView({ behavior: still ? "auto" : "smooth", block: "start" });
+      }
+      return shown;
     });
   };
-  api.stepperLabel = label; // for tests and the playground widget
-  api.stepperPartsAt = partsAt;
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", initAll);
   else initAll();
