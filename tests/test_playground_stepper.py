@@ -385,6 +385,9 @@ def test_a_reader_steps_through_the_merges_of_a_chunk(site, tmp_path):
     ids = tiktoken_encoding(name).encode(chosen)
     last = out["last"]
     assert last["parts"] == [label(p) for p in states[-1][0]]
+    tags = [""] * len(states[-1][0])
+    tags[states[-2][1]] = "merged"  # and nothing "next": no merge is left
+    assert last["tags"] == tags
     assert last["sentence"] == sentence(states, n) and last["current"] == [f"▶ {n}"]
     assert last["ids"] == " ".join(map(str, ids)) and last["final"] == [f"id {i}" for i in ids]
     assert last["disabled"] == [False, False, True, True]

@@ -433,7 +433,7 @@
         const cls = ["tkbs-part"];
         let tag = "";
         if (i === justMerged) { cls.push("merged"); tag = "merged"; }
-        if (i === upcoming || i === upcoming + 1) { cls.push("next"); tag = tag ? tag + ", next" : "next"; }
+        if (upcoming >= 0 && (i === upcoming || i === upcoming + 1)) { cls.push("next"); tag = tag ? tag + ", next" : "next"; }
         const item = el("span", cls.join(" "));
         item.setAttribute("role", "listitem");
         item.appendChild(partNode("span", "tkbs-bytes", p));
