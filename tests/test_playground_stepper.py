@@ -225,8 +225,43 @@ def chunks_of(text: str, name: str) -> list[str]:
     return regex.findall(tiktoken_encoding(name)._pat_str, text)
 
 
+# The lowest contrast of any text in a box, against the first opaque background behind it.
+CONTRAST_JS = r"""
+function luminance(rgb) {
+  const [r, g, b] = rgb.map((v) => {
+    v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+const rgba = (s) => (s.match(/[\d.]+/g) || []).map(Number);
+function background(node) {
+  for (; node; node = node.parentElement) {
+    const c = rgba(getComputedStyle(node).backgroundColor);
+    if (c.length >= 3 && (c.length === 3 || c[3] > 0)) return c.slice(0, 3);
+  }
+  return [255, 255, 255];
+}
+/** The lowest contrast of any text in the stepper: [ratio, the text, its classes]. */
+function contrast(box) {
+  let worst = [99, "", ""];
+  for (const node of box.querySelectorAll("*")) {
+    const own = [...node.childNodes].filter((c) => c.nodeType === 3);
+    const text = own.map((c) => c.data).join("").trim();
+    if (!text && !(node.tagName === "OPTION" || node.tagName === "TEXTAREA")) continue;
+    const fg = luminance(rgba(getComputedStyle(node).color).slice(0, 3));
+    const bg = luminance(background(node));
+    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    if (ratio < worst[0]) worst = [ratio, text.slice(0, 30) || node.tagName, node.className];
+  }
+  return worst;
+}
+"""
+
 UI_TEXT = "We tokenize words: naïve café 👋 ok"
-UI_RUNNER = r"""
+UI_RUNNER = (
+    CONTRAST_JS
+    + r"""
 const api = tokcoursePlayground, out = {};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function until(test) { for (let i = 0; i < 500 && !test(); i++) await sleep(20); }
@@ -253,35 +288,6 @@ function snap() {
     refused: box.dataset.refused || null,
   };
 }
-function luminance(rgb) {
-  const [r, g, b] = rgb.map((v) => {
-    v /= 255;
-    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-  });
-  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-}
-const rgba = (s) => (s.match(/[\d.]+/g) || []).map(Number);
-function background(node) {
-  for (; node; node = node.parentElement) {
-    const c = rgba(getComputedStyle(node).backgroundColor);
-    if (c.length >= 3 && (c.length === 3 || c[3] > 0)) return c.slice(0, 3);
-  }
-  return [255, 255, 255];
-}
-/** The lowest contrast of any text in the stepper: [ratio, the text, its classes]. */
-function contrast() {
-  let worst = [99, "", ""];
-  for (const node of box.querySelectorAll("*")) {
-    const own = [...node.childNodes].filter((c) => c.nodeType === 3);
-    const text = own.map((c) => c.data).join("").trim();
-    if (!text && !(node.tagName === "OPTION" || node.tagName === "TEXTAREA")) continue;
-    const fg = luminance(rgba(getComputedStyle(node).color).slice(0, 3));
-    const bg = luminance(background(node));
-    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
-    if (ratio < worst[0]) worst = [ratio, text.slice(0, 30) || node.tagName, node.className];
-  }
-  return worst;
-}
 (async () => {
   try {
     await until(() => box.dataset.ready === "yes");
@@ -296,11 +302,11 @@ function contrast() {
     out.byStep = [snap()];
     for (let k = 1; k <= STEPS; k++) { click(next); out.byStep.push(snap()); }
     $(".tkbs-table").open = true;
-    out.contrastMiddle = contrast();
+    out.contrastMiddle = contrast(box);
     click($("button[aria-label='last step']")); out.last = snap();
     click($("button[aria-label='previous step']")); out.previous = snap();
     click($("button[aria-label='first step']")); out.first = snap();
-    out.contrastFirst = contrast();
+    out.contrastFirst = contrast(box);
     next.focus();
     const style = getComputedStyle(next);
     out.focus = [document.activeElement === next, style.outlineStyle, style.outlineWidth];
@@ -327,6 +333,7 @@ function contrast() {
   finish(out);
 })();
 """
+)
 
 SHOW_TEXT = "First line.\nThe stepper shows tokenization here."
 
@@ -537,3 +544,61 @@ def test_a_tokenizer_with_scores_shows_scores(site, tmp_path):
     assert out["final"] == ["id 9"] and out["note"] == "Note: a test note."
     assert out["unknown"] is False
     assert out["unknownSays"].startswith("Could not load no_such_tokenizer: unknown tokenizer")
+
+
+THEME_RUNNER = (
+    CONTRAST_JS
+    + r"""
+const out = {};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+(async () => {
+  try {
+    const box = document.querySelector(".tokcourse-bpe-stepper");
+    for (let i = 0; i < 500 && box.dataset.ready !== "yes"; i++) await sleep(20);
+    out.mode = getComputedStyle(document.body).backgroundColor;
+    box.querySelectorAll(".tkbs-chunk")[4].click();
+    box.querySelector("button[aria-label='next step']").click();
+    box.querySelector(".tkbs-table").open = true;
+    out.middle = contrast(box);
+    box.querySelector("button[aria-label='last step']").click();
+    out.last = contrast(box);
+  } catch (err) {
+    out.error = String(err) + "\n" + err.stack;
+  }
+  finish(out);
+})();
+"""
+)
+
+
+def theme_css() -> list[Path]:
+    """The book theme's style sheets, as the built pages load them (from the installed theme)."""
+    import pydata_sphinx_theme
+    import sphinx_book_theme
+
+    pydata = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+    book = Path(sphinx_book_theme.__file__).parent / "theme" / "sphinx_book_theme"
+    return [
+        pydata / "static" / "styles" / "theme.css",
+        pydata / "static" / "styles" / "pydata-sphinx-theme.css",
+        book / "static" / "styles" / "sphinx-book-theme.css",
+    ]
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_the_stepper_keeps_its_contrast_in_the_book_theme(site, tmp_path, mode):
+    """Inside the theme's article, light and dark: the theme's heading and text colours
+    (light grey on dark in dark mode) must not reach the stepper's white background."""
+    links = "".join(f'<link rel="stylesheet" href="{css.as_uri()}">' for css in theme_css())
+    body = (
+        f'<script>document.documentElement.dataset.theme = "{mode}";'
+        f'document.documentElement.dataset.mode = "{mode}";</script>{links}'
+        '<div class="bd-container"><main class="bd-main"><div class="bd-article-container">'
+        '<article class="bd-article"><section><h2>Watch BPE merge a chunk</h2>'
+        f'<div class="tokcourse-bpe-stepper" data-encoding="o200k_base" '
+        f'data-text="{html_lib.escape(UI_TEXT)}"></div></section></article></div></main></div>'
+    )
+    out = run_page(site, tmp_path, f"theme-{mode}", body, THEME_RUNNER)
+    assert out["mode"] == ("rgb(255, 255, 255)" if mode == "light" else "rgb(18, 18, 18)")
+    for worst in (out["middle"], out["last"]):
+        assert worst[0] >= 4.5, worst
