@@ -245,7 +245,7 @@
     // the merges of the chosen chunk
     const stage = el("section", "tkbs-stage");
     stage.setAttribute("aria-labelledby", id("title"));
-    const title = el("h4", "tkbs-title", "Merges");
+    const title = el("h3", "tkbs-title", "Merges");
     title.id = id("title");
     const live = el("p", "tkbs-sentence");
     live.setAttribute("aria-live", "polite");
