@@ -16,7 +16,8 @@
    *original* one to ``jupyter_execute``: copies without a single output. We merge the cached
    outputs into the original instead.
 4. The tokenizer playground (``book/playground.md``, ``book/_static/playground``): its scripts
-   go only on pages with a ``<div class="tokcourse-playground">``; its rank tables and
+   go only on pages with a ``<div class="tokcourse-playground">`` or a merge stepper,
+   ``<div class="tokcourse-bpe-stepper">`` (``stepper.js``); its rank tables and
    character classes are written into ``_static/playground/data`` after the build
    (``tokcourse_playground.py``).
 5. Numbers exercises per chapter: the third exercise of ``notebooks/04_*.ipynb`` is
@@ -57,7 +58,9 @@ PLOTLY_JS = "plotly.min.js"
 BOOK_CSS = Path(__file__).resolve().parents[1] / "_static" / "tokcourse.css"
 PLAYGROUND_SOURCES = Path(__file__).resolve().parents[1] / "_static" / "playground"
 PLAYGROUND_CLASS = "tokcourse-playground"
-# In load order: the core, the tokenizers (each registers itself), the engine, the widget.
+STEPPER_CLASS = "tokcourse-bpe-stepper"
+# In load order: the core, the tokenizers (each registers itself), the engine, the widget; the
+# merge stepper, where a page has one, after them.
 PLAYGROUND_SCRIPTS = (
     "core.js",
     "encoder.js",
@@ -106,11 +109,20 @@ def _copy_book_css(app, exception) -> None:
 
 
 def _add_playground_where_needed(app, pagename, templatename, context, doctree) -> None:
-    if f'class="{PLAYGROUND_CLASS}' in context.get("body", ""):
-        app.add_css_file("playground/playground.css")
+    body = context.get("body", "")
+    box = f'class="{PLAYGROUND_CLASS}' in body
+    stepper = f'class="{STEPPER_CLASS}' in body
+    if box or stepper:  # the tokenizers (core.js first); the widget only where a box is
         for script in PLAYGROUND_SCRIPTS:
+            if script == "playground.js" and not box:
+                continue
             if (PLAYGROUND_SOURCES / script).is_file():
                 app.add_js_file(f"playground/{script}", priority=110)
+    if box:
+        app.add_css_file("playground/playground.css")
+    if stepper:
+        app.add_css_file("playground/stepper.css")
+        app.add_js_file("playground/stepper.js", priority=112)
 
 
 def _write_playground(app, exception) -> None:
