@@ -434,6 +434,7 @@ tokcoursePlaygroundModule("sentencepiece", function (api) {
   api.registerTokenizer("mistral_v1", {
     label: "Mistral 7B v1",
     files: ["mistral_v1"],
+    steps: true, // mergeSteps: the merge stepper (stepper.js) offers it
     create: (data) => new SentencePieceBPE(data),
   });
 });
