@@ -373,7 +373,10 @@ tokcoursePlaygroundModule("tiktoken", function (api) {
     /**
      * The merges of chunk text[start, end), one at a time, in rank order (chapter 05): the
      * chunk's bytes, then at each step the adjacent pair whose joined bytes have the lowest
-     * rank (leftmost on a tie), until no pair is a token. Quadratic: for one chunk, to watch.
+     * rank (leftmost on a tie), until no pair is a token. Each step is {at, rank, id}: it joins
+     * parts[at] and parts[at + 1] of the list as it is then. The same heap as bytePairMerge
+     * picks the pairs; a Fenwick tree of live part starts turns a byte position into `at`, so a
+     * long chunk costs n log n, not n squared.
      */
     mergeSteps(text, start, end) {
       const chunk = text.slice(start, end);
@@ -382,25 +385,50 @@ tokcoursePlaygroundModule("tiktoken", function (api) {
       if (this.specialAt(text, start) === chunk) {
         return { parts: [utf8(chunk)], steps: [], ids, note: "a special token: never merged, one id" };
       }
-      const parts = [...utf8(chunk)];
-      const initial = parts.slice(), steps = [];
-      for (;;) {
-        let best = -1, bestRank = Infinity;
-        for (let i = 0; i + 1 < parts.length; i++) {
-          const r = this.ranks.get(parts[i] + parts[i + 1]);
-          if (r !== undefined && r < bestRank) { bestRank = r; best = i; }
-        }
-        if (best < 0) break;
-        steps.push({ at: best, rank: bestRank, id: bestRank });
-        parts.splice(best, 2, parts[best] + parts[best + 1]);
+      const piece = utf8(chunk), n = piece.length, ranks = this.ranks;
+      const tree = new Int32Array(n + 1); // Fenwick tree: 1 at each byte where a part starts
+      for (let i = 1; i <= n; i++) {
+        tree[i] += 1;
+        const up = i + (i & -i);
+        if (up <= n) tree[up] += tree[i];
       }
-      const merged = parts.map((p) => this.ranks.get(p));
+      const before = (i) => { let sum = 0; for (; i > 0; i -= i & -i) sum += tree[i]; return sum; };
+      const remove = (i) => { for (i += 1; i <= n; i += i & -i) tree[i] -= 1; };
+      const nxt = new Int32Array(n), prv = new Int32Array(n), rank = new Float64Array(n);
+      const heap = new MinHeap(), width = n + 1, steps = [];
+      const rankOf = (a, b) => { const r = ranks.get(piece.slice(a, b)); return r === undefined ? -1 : r; };
+      for (let i = 0; i < n; i++) { nxt[i] = i + 1; prv[i] = i - 1; }
+      for (let i = 0; i + 1 < n; i++) {
+        rank[i] = rankOf(i, i + 2);
+        if (rank[i] >= 0) heap.push(rank[i] * width + i);
+      }
+      if (n) rank[n - 1] = -1;
+      while (heap.size) {
+        const key = heap.pop();
+        const i = key % width, r = (key - i) / width;
+        if (rank[i] !== r) continue; // stale
+        steps.push({ at: before(i), rank: r, id: r }); // parts that start before byte i
+        const j = nxt[i], k = j < n ? nxt[j] : n;
+        remove(j);
+        nxt[i] = k;
+        if (k < n) prv[k] = i;
+        rank[j] = -1;
+        rank[i] = k < n ? rankOf(i, nxt[k]) : -1;
+        if (rank[i] >= 0) heap.push(rank[i] * width + i);
+        const p = prv[i];
+        if (p >= 0) {
+          rank[p] = rankOf(p, k);
+          if (rank[p] >= 0) heap.push(rank[p] * width + p);
+        }
+      }
+      const merged = [];
+      for (let i = 0; i < n; i = nxt[i]) merged.push(ranks.get(piece.slice(i, nxt[i])));
       let note = "";
       if (merged.join() !== ids.join()) {
         note = `the whole chunk is itself a token (id ${ids[0]}): tiktoken looks it up first and ` +
           "takes it, where the merges alone would stop at the parts above";
       }
-      return { parts: initial, steps, ids, note };
+      return { parts: [...piece], steps, ids, note };
     }
   }
 

@@ -29,7 +29,7 @@
   "use strict";
 
   const api = global.tokcoursePlayground;
-  const MAX_BYTES = 400; // longer chunks are refused: watching 400 merges is already a lot
+  const MAX_BYTES = 2000; // longer chunks are refused: the parts are redrawn at every step
   const MAX_FIELD = 4000; // characters of a showMerges text put in the text field
   const MAX_CHUNKS = 300; // chunk buttons drawn (the rest are named, not drawn)
   const MARKERS = { " ": "·", "\t": "→", "\n": "↵", "\r": "␍" };
@@ -366,7 +366,7 @@
       state.source = { text, start, end };
       if (bytes > MAX_BYTES) {
         clear(`This chunk has ${bytes.toLocaleString("en")} bytes; pick a shorter one ` +
-          `(the stepper shows chunks of at most ${MAX_BYTES} bytes).`);
+          `(the stepper shows chunks of at most ${MAX_BYTES.toLocaleString("en")} bytes).`);
         box.dataset.refused = "yes";
         title.textContent = `Merges of a chunk of ${bytes.toLocaleString("en")} bytes`;
         return;
