@@ -159,6 +159,8 @@ def widget_section(data: dict | None) -> list[str]:
         row = data[key]
         value = row[measure]
         shown = f"{value:,.0f} ms"
+        if measure == "longest task while typing ms" and value == 0:
+            shown = "none over 50 ms"
         if measure == "keystroke median ms":
             shown = f"median {value:,.0f} ms (max {row['keystroke max ms']:,.0f})"
         lines.append(f"| {what} | ≤ {bound:,} ms | {shown} | {'yes' if value <= bound else 'no'} |")
