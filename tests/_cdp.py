@@ -213,3 +213,15 @@ class Browser:
         page.send("Page.navigate", url=url)
         page.wait_for("document.readyState === 'complete'")
         return page
+
+
+def page_result(url: str, profile: Path, element: str = "result", timeout: float = 600) -> str:
+    """The text a test page writes into ``#element`` once its scripts are done (it starts as
+    "not run"), waited for in real time."""
+    with Browser(profile) as browser:
+        page = browser.open(url)
+        return page.wait_for(
+            f"(() => {{ const t = document.getElementById({json.dumps(element)}).textContent;"
+            " return t !== 'not run' && t; })()",
+            timeout=timeout,
+        )

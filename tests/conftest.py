@@ -49,6 +49,20 @@ def root() -> Path:
     return ROOT
 
 
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """Headless Chromium, offline, driven over the DevTools protocol (``tests/_cdp.py``); one per
+    test module. (A module may define its own ``browser`` fixture instead.)"""
+    from tests._cdp import Browser
+    from tests._ci import missing_tool
+    from tests.test_book import CHROMIUM
+
+    if CHROMIUM is None:
+        missing_tool("chromium not installed (apt-get install chromium; .ci/run does it)")
+    with Browser(tmp_path_factory.mktemp("profile")) as b:
+        yield b
+
+
 def private_cache(paths, tmp_path: Path, monkeypatch) -> Path:
     """A private asset cache holding copies of ``paths``, so a test may damage or delete files."""
     import shutil

@@ -140,16 +140,6 @@ def built() -> Path:
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    from tests._cdp import Browser
-
-    if CHROMIUM is None:
-        missing_tool("chromium not installed (apt-get install chromium; .ci/run does it)")
-    with Browser(tmp_path_factory.mktemp("profile")) as b:
-        yield b
-
-
-@pytest.fixture(scope="module")
 def axe_js(tmp_path_factory) -> Path:
     """``axe.min.js`` of the pinned release, checked, written where the test pages load it."""
     script = tmp_path_factory.mktemp("axe") / "axe.min.js"

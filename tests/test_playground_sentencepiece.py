@@ -368,16 +368,10 @@ def run_page(tmp_path: Path, values: dict[str, object]) -> dict:
         "</body></html>",
         encoding="utf-8",
     )
-    from tests._cdp import Browser
+    from tests._cdp import page_result
 
     # Over the DevTools protocol, in real time (the page also waits for a Web Worker)
-    with Browser(tmp_path / "profile") as chromium:
-        page = chromium.open((site / "index.html").as_uri())
-        result = page.wait_for(
-            "(() => { const t = document.getElementById('result').textContent;"
-            " return t !== 'not run' && t; })()",
-            timeout=900,
-        )
+    result = page_result((site / "index.html").as_uri(), tmp_path / "profile")
     out = json.loads(result)
     assert "error" not in out, out["error"]
     return out

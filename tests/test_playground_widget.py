@@ -79,16 +79,6 @@ def site(tmp_path_factory) -> Path:
     )
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    from tests._cdp import Browser
-
-    if CHROMIUM is None:
-        missing_tool("chromium not installed (apt-get install chromium; .ci/run does it)")
-    with Browser(tmp_path_factory.mktemp("profile")) as b:
-        yield b
-
-
 def open_widget(browser, site: Path, width: int = 1200):
     page = browser.open(site.as_uri(), width=width)
     page.wait_for("document.querySelector('.tokcourse-playground').dataset.ready === 'yes'")

@@ -474,18 +474,12 @@ def run_in_browser(tmp_path: Path, strings: list[str], edit_strings: list[str], 
         '<script src="runner.js"></script></body></html>',
         encoding="utf-8",
     )
-    from tests._cdp import Browser
+    from tests._cdp import page_result
 
     # Over the DevTools protocol, in real time: the runner waits for a Web Worker, which
     # --dump-dom's virtual clock does not wait for on a busy machine.
     t0 = time.perf_counter()
-    with Browser(tmp_path / "profile") as browser:
-        page = browser.open((site / "index.html").as_uri())
-        result = page.wait_for(
-            "(() => { const t = document.getElementById('result').textContent;"
-            " return t !== 'not run' && t; })()",
-            timeout=600,
-        )
+    result = page_result((site / "index.html").as_uri(), tmp_path / "profile")
     out = json.loads(result)
     assert "error" not in out, out["error"]
     out["browser_s"] = time.perf_counter() - t0

@@ -15,6 +15,8 @@
  *    `create(...datas)` makes the tokenizer from the objects of `files`, in that order.
  *    `tokenizer(name)` loads the files and resolves with the tokenizer.
  *
+ * Shared helpers for the modules: fixSurrogates, utf8, utf8Width, MinHeap, Counter.
+ *
  * Every tokenizer has the same small interface, which the worker's incremental encoder uses:
  *
  *   tok.name, tok.label
@@ -56,6 +58,79 @@
       parts.push(`tokcoursePlaygroundModule(${JSON.stringify(name)}, ${body.toString()});`);
     }
     return parts.join("\n");
+  };
+
+  // ------------------------------------------------------------------ shared helpers
+
+  /** `text` with every lone surrogate replaced by U+FFFD, like tiktoken's Python `encode`. */
+  api.fixSurrogates = function (text) {
+    if (typeof text.toWellFormed === "function") return text.toWellFormed();
+    return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  };
+
+  /** UTF-8 bytes of well-formed `text` as a "binary string": one char (0-255) per byte. */
+  api.utf8 = function (text) {
+    let out = "";
+    for (const ch of text) {
+      const c = ch.codePointAt(0);
+      if (c < 0x80) out += ch;
+      else if (c < 0x800) out += String.fromCharCode(0xc0 | (c >> 6), 0x80 | (c & 63));
+      else if (c < 0x10000)
+        out += String.fromCharCode(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      else
+        out += String.fromCharCode(
+          0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    }
+    return out;
+  };
+
+  /** Length of the UTF-8 sequence a lead byte announces; 0 if it cannot start one. */
+  api.utf8Width = function (lead) {
+    if (lead < 0x80) return 1;
+    if (lead >= 0xc2 && lead <= 0xdf) return 2;
+    if (lead >= 0xe0 && lead <= 0xef) return 3;
+    if (lead >= 0xf0 && lead <= 0xf4) return 4;
+    return 0;
+  };
+
+  /** A binary min-heap of numbers (each packs a merge order and a position into one number). */
+  api.MinHeap = class MinHeap {
+    constructor() { this.a = []; }
+    get size() { return this.a.length; }
+    push(x) {
+      const a = this.a;
+      let i = a.push(x) - 1;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (a[p] <= x) break;
+        a[i] = a[p];
+        i = p;
+      }
+      a[i] = x;
+    }
+    pop() {
+      const a = this.a, top = a[0], last = a.pop();
+      if (a.length) {
+        let i = 0;
+        for (;;) {
+          let k = 2 * i + 1;
+          if (k >= a.length) break;
+          if (k + 1 < a.length && a[k + 1] < a[k]) k += 1;
+          if (a[k] >= last) break;
+          a[i] = a[k];
+          i = k;
+        }
+        a[i] = last;
+      }
+      return top;
+    }
+  };
+
+  /** Counts of live items before a position (a Fenwick tree): a merge stepper's `at`. */
+  api.Counter = class Counter {
+    constructor(n) { this.t = new Int32Array(n + 1); }
+    add(i, d) { for (i++; i < this.t.length; i += i & -i) this.t[i] += d; }
+    before(i) { let s = 0; for (; i > 0; i -= i & -i) s += this.t[i]; return s; }
   };
 
   // ------------------------------------------------------------------ 2. data

@@ -34,27 +34,8 @@ tokcoursePlaygroundModule("tiktoken", function (api) {
 
   // ------------------------------------------------------------------ 1. text to UTF-8 bytes
 
-  /** `text` with every lone surrogate replaced by U+FFFD, like tiktoken's Python `encode`. */
-  function fixSurrogates(text) {
-    if (typeof text.toWellFormed === "function") return text.toWellFormed();
-    return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
-  }
-
-  /** UTF-8 bytes of well-formed `text` as a "binary string": one char (0-255) per byte. */
-  function utf8(text) {
-    let out = "";
-    for (const ch of text) {
-      const c = ch.codePointAt(0);
-      if (c < 0x80) out += ch;
-      else if (c < 0x800) out += String.fromCharCode(0xc0 | (c >> 6), 0x80 | (c & 63));
-      else if (c < 0x10000)
-        out += String.fromCharCode(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-      else
-        out += String.fromCharCode(
-          0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-    }
-    return out;
-  }
+  // lone surrogates to U+FFFD, and text to UTF-8 bytes: core.js's helpers
+  const { fixSurrogates, utf8, MinHeap } = api;
 
   // ------------------------------------------------------------------ 3. split patterns
 
@@ -111,39 +92,6 @@ tokcoursePlaygroundModule("tiktoken", function (api) {
   }
 
   // ------------------------------------------------------------------ 4-5. rank-based BPE
-
-  /** A binary min-heap of numbers (each packs a rank and a position into one number). */
-  class MinHeap {
-    constructor() { this.a = []; }
-    get size() { return this.a.length; }
-    push(x) {
-      const a = this.a;
-      let i = a.push(x) - 1;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (a[p] <= x) break;
-        a[i] = a[p];
-        i = p;
-      }
-      a[i] = x;
-    }
-    pop() {
-      const a = this.a, top = a[0], last = a.pop();
-      if (a.length) {
-        let i = 0;
-        for (;;) {
-          let k = 2 * i + 1;
-          if (k >= a.length) break;
-          if (k + 1 < a.length && a[k + 1] < a[k]) k += 1;
-          if (a[k] >= last) break;
-          a[i] = a[k];
-          i = k;
-        }
-        a[i] = last;
-      }
-      return top;
-    }
-  }
 
   /**
    * The ids of one chunk (`piece`: a binary string of UTF-8 bytes), merged by rank.
@@ -386,14 +334,8 @@ tokcoursePlaygroundModule("tiktoken", function (api) {
         return { parts: [utf8(chunk)], steps: [], ids, note: "a special token: never merged, one id" };
       }
       const piece = utf8(chunk), n = piece.length, ranks = this.ranks;
-      const tree = new Int32Array(n + 1); // Fenwick tree: 1 at each byte where a part starts
-      for (let i = 1; i <= n; i++) {
-        tree[i] += 1;
-        const up = i + (i & -i);
-        if (up <= n) tree[up] += tree[i];
-      }
-      const before = (i) => { let sum = 0; for (; i > 0; i -= i & -i) sum += tree[i]; return sum; };
-      const remove = (i) => { for (i += 1; i <= n; i += i & -i) tree[i] -= 1; };
+      const live = new api.Counter(n); // 1 at each byte where a part starts
+      for (let i = 0; i < n; i++) live.add(i, 1);
       const nxt = new Int32Array(n), prv = new Int32Array(n), rank = new Float64Array(n);
       const heap = new MinHeap(), width = n + 1, steps = [];
       const rankOf = (a, b) => { const r = ranks.get(piece.slice(a, b)); return r === undefined ? -1 : r; };
@@ -407,9 +349,9 @@ tokcoursePlaygroundModule("tiktoken", function (api) {
         const key = heap.pop();
         const i = key % width, r = (key - i) / width;
         if (rank[i] !== r) continue; // stale
-        steps.push({ at: before(i), rank: r, id: r }); // parts that start before byte i
+        steps.push({ at: live.before(i), rank: r, id: r }); // parts that start before byte i
         const j = nxt[i], k = j < n ? nxt[j] : n;
-        remove(j);
+        live.add(j, -1);
         nxt[i] = k;
         if (k < n) prv[k] = i;
         rank[j] = -1;
@@ -445,8 +387,6 @@ tokcoursePlaygroundModule("tiktoken", function (api) {
   api.ENCODINGS = ["r50k_base", "cl100k_base", "o200k_base"];
   api.load = api.tokenizer; // the name older pages and tests use
   api.Encoder = Encoder;
-  api.utf8 = utf8;
-  api.fixSurrogates = fixSurrogates;
   api.bytePairMerge = bytePairMerge;
   api.patternParts = patternParts;
 });

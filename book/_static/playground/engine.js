@@ -215,8 +215,4 @@ tokcoursePlaygroundModule("engine", function (api) {
   api.upperBound = upperBound;
   api.codePoints = codePoints;
   api.serveWorker = serve;
-  if (typeof api.fixSurrogates !== "function") {
-    api.fixSurrogates = (text) => (typeof text.toWellFormed === "function" ? text.toWellFormed()
-      : text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD"));
-  }
 });

@@ -48,14 +48,7 @@
 
   // ------------------------------------------------------------------ bytes to what we draw
 
-  /** Length of the UTF-8 sequence a lead byte announces; 0 if it cannot start one. */
-  function utf8Width(lead) {
-    if (lead < 0x80) return 1;
-    if (lead >= 0xc2 && lead <= 0xdf) return 2;
-    if (lead >= 0xe0 && lead <= 0xef) return 3;
-    if (lead >= 0xf0 && lead <= 0xf4) return 4;
-    return 0;
-  }
+  const utf8Width = api.utf8Width; // length of the UTF-8 sequence a lead byte announces
 
   // ignoreBOM: without it a decoder swallows a leading U+FEFF, and the reader's BOM vanishes
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

@@ -52,21 +52,7 @@ tokcoursePlaygroundModule("sentencepiece", function (api) {
     return out;
   }
 
-  /** UTF-8 bytes of well-formed `text` as a binary string (one char 0-255 per byte). */
-  function utf8(text) {
-    let out = "";
-    for (const ch of text) {
-      const c = ch.codePointAt(0);
-      if (c < 0x80) out += ch;
-      else if (c < 0x800) out += String.fromCharCode(0xc0 | (c >> 6), 0x80 | (c & 63));
-      else if (c < 0x10000)
-        out += String.fromCharCode(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-      else
-        out += String.fromCharCode(
-          0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-    }
-    return out;
-  }
+  const { utf8, MinHeap, Counter } = api; // core.js's helpers
 
   /** UTF-16 offset of the first lone surrogate in text[start, end), or -1. */
   function loneSurrogate(text, start, end) {
@@ -116,46 +102,6 @@ tokcoursePlaygroundModule("sentencepiece", function (api) {
     const distinct = [...new Set(keys)].sort((a, b) => b - a);
     const place = new Map(distinct.map((k, i) => [k, i]));
     return Int32Array.from(keys, (k) => place.get(k));
-  }
-
-  /** A binary min-heap of numbers (each packs a merge order and a position). */
-  class MinHeap {
-    constructor() { this.a = []; }
-    get size() { return this.a.length; }
-    push(x) {
-      const a = this.a;
-      let i = a.push(x) - 1;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (a[p] <= x) break;
-        a[i] = a[p];
-        i = p;
-      }
-      a[i] = x;
-    }
-    pop() {
-      const a = this.a, top = a[0], last = a.pop();
-      if (a.length) {
-        let i = 0;
-        for (;;) {
-          let k = 2 * i + 1;
-          if (k >= a.length) break;
-          if (k + 1 < a.length && a[k + 1] < a[k]) k += 1;
-          if (a[k] >= last) break;
-          a[i] = a[k];
-          i = k;
-        }
-        a[i] = last;
-      }
-      return top;
-    }
-  }
-
-  /** Live symbols before a position, for the stepper's `at` (a Fenwick tree). */
-  class Counter {
-    constructor(n) { this.t = new Int32Array(n + 1); }
-    add(i, d) { for (i++; i < this.t.length; i += i & -i) this.t[i] += d; }
-    before(i) { let s = 0; for (; i > 0; i -= i & -i) s += this.t[i]; return s; }
   }
 
   // ------------------------------------------------------------------ the tokenizer

@@ -36,7 +36,6 @@
   // Display only (never an id): invisible characters show as their code point, as viz.py does.
   const INVISIBLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  const bytesOf = new TextEncoder();
 
   // ------------------------------------------------------------------ bytes as the playground shows them
 
@@ -44,14 +43,9 @@
     return n.toString(16).toUpperCase().padStart(width, "0");
   }
 
-  /** Length of the UTF-8 sequence a lead byte announces; 0 if it cannot start one. */
-  function utf8Width(lead) {
-    if (lead < 0x80) return 1;
-    if (lead >= 0xc2 && lead <= 0xdf) return 2;
-    if (lead >= 0xe0 && lead <= 0xef) return 3;
-    if (lead >= 0xf0 && lead <= 0xf4) return 4;
-    return 0;
-  }
+  // core.js's helpers: the UTF-8 sequence length of a lead byte, bytes as a binary string, and
+  // lone surrogates as U+FFFD (as the encoders read them)
+  const { utf8Width, utf8, fixSurrogates: wellFormed } = api;
 
   /** UTF-8 byte count of `text` (well formed), without building the bytes. */
   function utf8Length(text) {
@@ -104,19 +98,6 @@
   /** A part's display text, one string ("·tok", "⟨E2 80⟩"). */
   function label(bytes) {
     return segments(bytes).map((s) => s.text).join("");
-  }
-
-  /** UTF-8 bytes of well-formed `text` as a binary string (encoder.js's utf8, chapter 03). */
-  function utf8(text) {
-    let out = "";
-    for (const b of bytesOf.encode(text)) out += String.fromCharCode(b);
-    return out;
-  }
-
-  /** `text` with every lone surrogate replaced by U+FFFD, as the encoders do. */
-  function wellFormed(text) {
-    if (typeof text.toWellFormed === "function") return text.toWellFormed();
-    return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
   }
 
   /** Display text of a piece of the (JavaScript string) text: its UTF-8 bytes, labelled. */

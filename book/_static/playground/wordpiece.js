@@ -447,21 +447,7 @@ tokcoursePlaygroundModule("wordpiece", function (api) {
       return result;
     }
 
-    /** UTF-8 of well-formed text as a binary string (one char 0-255 per byte). */
-    function utf8(text) {
-      let bytes = "";
-      for (const ch of text) {
-        const c = ch.codePointAt(0);
-        if (c < 0x80) bytes += ch;
-        else if (c < 0x800) bytes += String.fromCharCode(0xc0 | (c >> 6), 0x80 | (c & 63));
-        else if (c < 0x10000)
-          bytes += String.fromCharCode(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-        else
-          bytes += String.fromCharCode(
-            0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-      }
-      return bytes;
-    }
+    const utf8 = api.utf8; // UTF-8 as a binary string (core.js)
 
     const infos = new Map();
 
