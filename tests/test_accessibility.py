@@ -24,7 +24,7 @@ import pytest
 from tests import _axe
 from tests._ci import missing_tool
 from tests.conftest import NOTEBOOKS
-from tests.test_book import CHROMIUM, HTML, build_book
+from tests.test_book import CHROMIUM
 
 BOOK_PAGES = [
     "index",
@@ -132,11 +132,9 @@ def readable(violations: list[dict], nodes: int = 4) -> str:
 @pytest.fixture(scope="module")
 def built() -> Path:
     """The built book's HTML, after a build exactly as ``make book`` (test_book's lock)."""
-    if CHROMIUM is None:
-        missing_tool("chromium not installed (apt-get install chromium; .ci/run does it)")
-    result = build_book()
-    assert result.returncode == 0, (result.stdout + result.stderr)[-6000:]
-    return HTML
+    from tests.test_playground import built_for_the_browser
+
+    return built_for_the_browser()
 
 
 @pytest.fixture(scope="module")

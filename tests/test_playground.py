@@ -210,14 +210,20 @@ def corpora(*, full: bool = False) -> dict[str, str]:
 # ----------------------------------------------------------------------- the browser
 
 
-@pytest.fixture(scope="module")
-def built() -> Path:
-    """The built book's ``_static/playground``, after a build exactly as ``make book``."""
+def built_for_the_browser() -> Path:
+    """The built book's HTML, after a build exactly as ``make book`` (test_book's lock), for
+    tests that open it in Chromium."""
     if CHROMIUM is None:
         missing_tool("chromium not installed (apt-get install chromium; .ci/run does it)")
     result = build_book()
     assert result.returncode == 0, (result.stdout + result.stderr)[-6000:]
-    static = HTML / "_static" / "playground"
+    return HTML
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    """The built book's ``_static/playground``, after a build exactly as ``make book``."""
+    static = built_for_the_browser() / "_static" / "playground"
     assert (static / "data" / "o200k_base.js").is_file()
     return static
 
