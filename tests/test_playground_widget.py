@@ -47,17 +47,20 @@ SOURCES = ROOT / "book" / "_static" / "playground"
 START = "Hello world! I'm here.\n  x <|endoftext|>"
 
 
-def write_site(folder: Path, body: str) -> Path:
-    """A page with the playground's scripts and data, as the book ships them."""
+def write_site(folder: Path, body: str, stepper: bool = False) -> Path:
+    """A page with the playground's scripts and data, as the book ships them (and the merge
+    stepper's, with ``stepper``)."""
     static = folder / "_static"
     if not (static / "playground" / "data").is_dir():
         playground.write_data(static)
         playground.copy_sources(SOURCES, static)
     scripts = "".join(
         f'<script src="_static/playground/{name}"></script>'
-        for name in tokcourse_book.PLAYGROUND_SCRIPTS
+        for name in (*tokcourse_book.PLAYGROUND_SCRIPTS, *(["stepper.js"] if stepper else []))
         if (SOURCES / name).is_file()
     )
+    if stepper:
+        scripts += '<link rel="stylesheet" href="_static/playground/stepper.css">'
     page = folder / "page.html"
     page.write_text(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>playground</title>'
@@ -558,3 +561,76 @@ def test_random_texts_match(browser, site):
                 )
             else:
                 assert drawn[name]["ids"] == want, (name, text)
+
+
+def test_select_all_in_a_long_text_means_all_of_it(browser, site):
+    page = open_widget(browser, site)
+    text = "".join(f"line {i}: some words here\r\n" for i in range(6000))  # 6,000 lines
+    _, version = paste(page, text)
+    painted(page, version)
+    assert page.evaluate(f"{BOX}.model.whole") is False  # the box holds a part
+    # Ctrl+A, then Backspace: the whole text goes, not only the part in the box
+    page.evaluate(
+        "(() => { const t = document.querySelector('textarea'); t.focus();"
+        " t.dispatchEvent(new KeyboardEvent('keydown', {key: 'a', ctrlKey: true, bubbles: true}));"
+        " t.select(); })()"
+    )
+    backspace = {"key": "Backspace", "code": "Backspace", "windowsVirtualKeyCode": 8}
+    page.send("Input.dispatchKeyEvent", type="keyDown", **backspace)
+    page.send("Input.dispatchKeyEvent", type="keyUp", **backspace)
+    painted(page, version + 1)
+    assert page.evaluate(f"{BOX}.model.text") == ""
+    assert rows(page)["cl100k_base"]["count"] == 0
+    # the counts reach the live region once typing pauses
+    page.wait_for(
+        "document.querySelector('.tkp-status').textContent.startsWith('0 characters')", timeout=10
+    )
+    # Clear all empties a long text too
+    _, version = paste(page, text)
+    painted(page, version)
+    page.evaluate(f"{BOX}.clearButton.click()")
+    painted(page, version + 1)
+    assert page.evaluate(f"{BOX}.model.text") == ""
+
+
+def test_mistral_in_the_stepper_from_a_selected_token(browser, tmp_path):
+    from tests.test_playground_sentencepiece import theirs
+
+    text = "naïve café"
+    body = (
+        f'<div class="tokcourse-playground" data-text="{text}"></div>'
+        '<div class="tokcourse-bpe-stepper" data-encoding="cl100k_base" data-text="x"></div>'
+    )
+    page = open_widget(browser, write_site(tmp_path / "stepper-site", body, stepper=True))
+    # ▁ (a space inside SentencePiece pieces) is drawn as a mark
+    marks = page.evaluate(
+        "[...document.querySelectorAll('.row[data-encoding=mistral_v1] .ws')]"
+        ".map((m) => m.textContent).join('')"
+    )
+    assert "▁" in marks
+    # the Mistral row's last token (" café"'s chunk), selected by keyboard; Enter opens it
+    page.evaluate("document.querySelector('.row[data-encoding=mistral_v1] .tok').focus()")
+    page.send(
+        "Input.dispatchKeyEvent", type="keyDown", key="End", code="End", windowsVirtualKeyCode=35
+    )
+    page.send(
+        "Input.dispatchKeyEvent",
+        type="keyDown",
+        key="Enter",
+        code="Enter",
+        windowsVirtualKeyCode=13,
+    )
+    box = "document.querySelector('.tokcourse-bpe-stepper')"
+    page.wait_for(f"{box}.dataset.steps !== undefined")
+    sentence = page.evaluate(f"{box}.querySelector('[aria-live]').textContent")
+    assert "characters, one part each" in sentence and "score" in sentence
+    parts = page.evaluate(f"{box}.querySelector('.tkbs-parts').textContent")
+    assert "é" in parts and "⟨E9⟩" not in parts and "⟨2581⟩" not in parts
+    # the keyboard follows the view: focus is on the stepper's title
+    assert page.evaluate("document.activeElement.className") == "tkbs-title"
+    # at the last step, the chunk's ids are sentencepiece's for " café" after "naïve"
+    page.evaluate(f"{box}.querySelector('button[aria-label=\"last step\"]').click()")
+    ids = [int(i) for i in page.evaluate(f"{box}.dataset.ids").split()]
+    whole = theirs().encode(text)
+    assert ids == whole[len(whole) - len(ids) :]
+    assert page.errors() == []

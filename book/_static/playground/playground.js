@@ -34,6 +34,7 @@
   const WINDOW = 1200; // characters drawn at a time
   const MAX_TOKENS = 3000; // tokens drawn per row at most (a window of emoji in byte tokens)
   const DEBOUNCE_MS = 25;
+  const STATUS_DELAY_MS = 1000; // the counts' live region waits for a pause in typing
 
   function hex(n, width) {
     return n.toString(16).toUpperCase().padStart(width, "0");
@@ -365,7 +366,6 @@
       input.rows = Math.min(Math.max(2, lines), div.dataset.compact !== undefined ? 4 : 10);
       input.spellcheck = false;
       input.setAttribute("autocomplete", "off");
-      input.setAttribute("aria-describedby", `${id}-status`);
       this.status = el("p", "tkp-status", "Loading the tokenizers…");
       this.status.id = `${id}-status`;
       this.status.setAttribute("role", "status");
@@ -374,15 +374,19 @@
       this.where = el("span", "tkp-where");
       this.earlier = el("button", "tkp-button", "◀ Earlier");
       this.later = el("button", "tkp-button", "Later ▶");
+      this.earlier.setAttribute("aria-label", "Token rows: earlier characters");
+      this.later.setAttribute("aria-label", "Token rows: later characters");
       this.earlier.type = this.later.type = "button";
-      nav.append(this.where, " ", this.earlier, " ", this.later);
+      nav.append(el("b", "", "Token rows: "), this.where, " ", this.earlier, " ", this.later);
       nav.hidden = true;
       const part = (this.part = el("div", "tkp-nav"));
       this.partWhere = el("span", "tkp-where");
       this.partEarlier = el("button", "tkp-button", "◀ Earlier part");
       this.partLater = el("button", "tkp-button", "Later part ▶");
+      const clear = (this.clearButton = el("button", "tkp-button", "Clear all"));
+      clear.type = "button";
       this.partEarlier.type = this.partLater.type = "button";
-      part.append(this.partWhere, " ", this.partEarlier, " ", this.partLater);
+      part.append(el("b", "", "Text box: "), this.partWhere, " ", this.partEarlier, " ", this.partLater, " ", clear);
       part.hidden = true;
       div.append(label, part, input, this.status, nav);
       for (const name of this.names) {
@@ -403,22 +407,50 @@
           drawn: new Map() }; // id -> the token's drawn box, to copy
       }
       this.details = el("div", "tkp-details");
-      this.details.setAttribute("aria-live", "polite");
       this.details.textContent = "Select a token (click it, or Tab to a row and use the arrow keys) to read its id and bytes.";
       div.appendChild(this.details);
     }
 
     listen() {
       const input = this.textarea;
+      // Select all (Ctrl/Cmd+A) in a long text means all of it, not the part in the box: then
+      // typing, deleting, pasting, copying and cutting act on the whole text.
+      const everything = () => this.wholeSelected && !this.model.whole
+        && input.selectionStart === 0 && input.selectionEnd === input.value.length;
+      input.addEventListener("keydown", (event) => {
+        if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "a") this.wholeSelected = true;
+      });
+      input.addEventListener("select", () => { // the browser's own "Select all" (its menu)
+        if (input.selectionStart === 0 && input.selectionEnd === input.value.length) this.wholeSelected = true;
+      });
+      input.addEventListener("mousedown", () => { this.wholeSelected = false; });
+      const copyAll = (event, cut) => {
+        if (!everything()) return;
+        event.preventDefault();
+        event.clipboardData.setData("text/plain", this.model.text);
+        if (cut) this.replaceAll("");
+      };
+      input.addEventListener("copy", (event) => copyAll(event, false));
+      input.addEventListener("cut", (event) => copyAll(event, true));
+      this.clearButton.addEventListener("click", () => { this.replaceAll(""); input.focus(); });
       // when a keystroke starts (before the textarea itself changes), for the speed tests
-      input.addEventListener("beforeinput", () => { this.keyAt = performance.now(); });
+      input.addEventListener("beforeinput", () => {
+        this.keyAt = performance.now();
+        this.replacing = everything();
+      });
       input.addEventListener("input", () => {
+        if (this.replacing) {
+          this.replacing = this.wholeSelected = false;
+          this.replaceAll(input.value); // what was typed over the whole text (no "\r" typed)
+          return;
+        }
         this.model.typed(input.value);
         this.changed();
       });
       const take = (event, data) => {
         if (data === null || data === undefined) return;
         event.preventDefault();
+        if (everything()) { this.wholeSelected = false; this.replaceAll(data); return; }
           const after = this.model.insert(input.selectionStart, input.selectionEnd, data);
         input.value = this.model.display;
         const caret = this.model.toDisplay(after);
@@ -483,6 +515,15 @@
     }
 
     // -------------------------------------------------- asking the worker
+
+    /** Replace the whole text (select all in a long text, Clear all). */
+    replaceAll(text) {
+      this.model.setText(text, text.length);
+      this.textarea.value = this.model.display;
+      const caret = this.model.toDisplay(text.length);
+      this.textarea.setSelectionRange(caret, caret);
+      this.changed();
+    }
 
     /** Say which part of a long text the box holds. */
     showPart() {
@@ -601,7 +642,12 @@
       const any = this.names.map((n) => this.rows[n].data).find((d) => d);
       const chars = any ? any.chars : 0;
       const summary = `${chars.toLocaleString("en")} character${chars !== 1 ? "s" : ""}. Tokens: ${counts.join(", ")}.`;
-      if (this.status.textContent !== summary) this.status.textContent = summary;
+      // the live region speaks: say the counts once typing pauses, not after every keystroke
+      clearTimeout(this.statusTimer);
+      if (!this.spoken) { this.status.textContent = summary; this.spoken = true; }
+      else if (this.status.textContent !== summary) {
+        this.statusTimer = setTimeout(() => { this.status.textContent = summary; }, STATUS_DELAY_MS);
+      }
       const whole = wa === 0 && wb === text.length;
       this.nav.hidden = whole;
       if (!whole) {
@@ -646,10 +692,13 @@
       return span;
     }
 
-    appendText(span, text, family) {
+    /** `text` into `span`, invisible characters as marks; `piece`: a vocabulary spelling. */
+    appendText(span, text, family, piece) {
       let plain = "";
       const flush = () => { if (plain) { span.appendChild(document.createTextNode(plain)); plain = ""; } };
       for (const ch of text) {
+        // SentencePiece's ▁ stands for a space: drawn as a mark, as · is
+        if (piece && ch === "\u2581") { flush(); span.appendChild(el("span", "ws", "▁")); continue; }
         if (ch === "\n") { flush(); span.appendChild(el("span", "ws", "↵")); span.appendChild(el("br")); }
         else if (MARKERS[ch]) {
           flush();
@@ -691,7 +740,7 @@
       span.setAttribute("role", "option");
       span.setAttribute("aria-selected", "false");
       if (info.display !== undefined) {
-        this.appendText(span, info.display, family);
+        this.appendText(span, info.display, family, true);
         return span;
       }
       const parts = special ? [{ text: decoder.decode(Uint8Array.from(info.bytes, (c) => c.charCodeAt(0))) }] : splitUtf8(info.bytes);
@@ -765,6 +814,7 @@
   }
 
   api.initAll = initAll;
+  api.hasGlyph = hasGlyph; // the merge stepper labels undrawable characters the same way
   api.TextModel = TextModel;
   api.boxes = boxes;
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", initAll);

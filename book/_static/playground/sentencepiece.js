@@ -371,7 +371,8 @@ tokcoursePlaygroundModule("sentencepiece", function (api) {
         const shown = res.unknown.map((w) => `${JSON.stringify(w)} (${[...w].map((c) => "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")).join(" ")})`);
         notes.push(`unknown character${res.unknown.length > 1 ? "s" : ""} ${shown.join(", ")}: no piece covers ${res.unknown.length > 1 ? "them" : "it"}, spelled as UTF-8 bytes <0xNN> (byte fallback)`);
       }
-      return { parts, steps, ids: res.ids, note: notes.join("; ") };
+      // parts are characters (SentencePiece merges characters, not bytes)
+      return { parts, units: "characters", steps, ids: res.ids, note: notes.join("; ") };
     }
   }
 

@@ -65,6 +65,16 @@
    * text, "ws" for a marked invisible character (· → ↵ ␍ ⟨U+200D⟩), "raw" for bytes that are
    * not a whole UTF-8 character inside this part, in hex (⟨E2 80⟩): viz._split_utf8's rules.
    */
+  let family = null;
+  /** The font family parts are drawn in (for the missing-glyph check). */
+  function fontFamily() {
+    if (!family) {
+      const probe = document.querySelector(".tokcourse-bpe-stepper") || document.body;
+      family = getComputedStyle(probe).fontFamily;
+    }
+    return family;
+  }
+
   function segments(bytes) {
     const out = [];
     const push = (text, kind) => {
@@ -88,6 +98,7 @@
       flush();
       if (MARKERS[ch]) push(MARKERS[ch], "ws");
       else if (INVISIBLE.test(ch)) push(`⟨U+${hex(ch.codePointAt(0), 4)}⟩`, "ws");
+      else if (api.hasGlyph && !api.hasGlyph(ch, fontFamily())) push(`⟨U+${hex(ch.codePointAt(0), 4)}⟩`, "ws");
       else push(ch, "");
       i += width;
     }
@@ -137,7 +148,8 @@
   /** "rank" or "score": whichever the steps carry. */
   function orderName(merges) {
     const first = merges.steps[0];
-    return first && first.rank === undefined && first.score !== undefined ? "score" : "rank";
+    if (!first) return merges.units === "characters" ? "score" : "rank"; // no steps: by tokenizer
+    return first.rank === undefined && first.score !== undefined ? "score" : "rank";
   }
 
   function order(step) {
@@ -153,9 +165,10 @@
     }
     if (k === 0) {
       const next = merges.steps[0];
-      const bytes = merges.parts.every((p) => p.length === 1); // byte-level BPE starts from bytes
-      const start = bytes ? `the chunk's ${merges.parts.length} bytes, one part each`
-        : `the chunk's ${merges.parts.length} starting parts`;
+      const count = merges.parts.length;
+      let start = `the chunk's ${count} starting parts`;
+      if (merges.units === "characters") start = `the chunk's ${count} characters, one part each`; // SentencePiece
+      else if (merges.parts.every((p) => p.length === 1)) start = `the chunk's ${count} bytes, one part each`;
       return `Step 0 of ${n}: ${start}. ` +
         `Next: merge '${label(parts[next.at])}' + '${label(parts[next.at + 1])}', ${what} ${order(next)}.`;
     }
@@ -227,6 +240,7 @@
     const stage = el("section", "tkbs-stage");
     stage.setAttribute("aria-labelledby", id("title"));
     const title = el("h3", "tkbs-title", "Merges");
+    title.tabIndex = -1; // showMerges moves the focus here, so keyboard users land with the view
     title.id = id("title");
     const live = el("p", "tkbs-sentence");
     live.setAttribute("aria-live", "polite");
@@ -340,6 +354,15 @@
       delete box.dataset.ids;
     };
 
+    /**
+     * The merges as bytes: a tokenizer that merges characters (SentencePiece: units
+     * "characters") hands over its parts as text; the stepper draws parts from their bytes.
+     */
+    const asBytes = (merges) => {
+      if (merges.units !== "characters") return merges;
+      return { ...merges, parts: merges.parts.map((p) => utf8(p)) };
+    };
+
     /** Load the merges of text[start, end) (the source may be longer than the field). */
     const choose = (text, start, end) => {
       const piece = text.slice(start, end);
@@ -354,7 +377,7 @@
       }
       delete box.dataset.refused;
       try {
-        state.merges = state.tok.mergeSteps(text, start, end);
+        state.merges = asBytes(state.tok.mergeSteps(text, start, end));
       } catch (err) {
         clear(`Could not compute the merges of this chunk: ${err.message}`);
         return;
@@ -550,6 +573,7 @@
       return name === state.name && state.tok ? Promise.resolve(go()) : useTokenizer(name, go);
     };
     this.box = box;
+    this.title = title;
   }
 
   // ------------------------------------------------------------------ the page
@@ -575,6 +599,7 @@
       if (shown && stepper.box.scrollIntoView) {
         const still = global.matchMedia && global.matchMedia("(prefers-reduced-motion: reduce)").matches;
         stepper.box.scrollIntoView({ behavior: still ? "auto" : "smooth", block: "start" });
+        stepper.title.focus({ preventScroll: true }); // the keyboard follows the view
       }
       return shown;
     });
