@@ -564,7 +564,8 @@ def test_merge_steps_replay_to_the_chunk_ids(browser):
     assert [s["id"] for s in hello["steps"]][-1] == 22557 and hello["note"] == ""
     assert clef["parts"] == ["▁", "\U0001d11e", "!"] and "U+1D11E" in clef["note"]
     assert "byte fallback" in clef["note"] and clef["ids"] == theirs().encode("x \U0001d11e!")[1:]
-    assert empty == {"parts": [], "steps": [], "ids": [], "note": ""}
+    assert empty == {"parts": [], "units": "characters", "steps": [], "ids": [], "note": ""}
+    assert hello["units"] == "characters"  # the stepper draws the parts as text, not bytes
     assert browser["steps"]["surrogate"].startswith("text has no UTF-8 form: U+D800")
 
 
