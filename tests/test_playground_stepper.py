@@ -37,7 +37,7 @@ import tokcourse_playground as playground  # noqa: E402
 
 ENCODINGS = list(playground.ENCODINGS)
 SOURCES = ROOT / "book" / "_static" / "playground"
-MAX_BYTES = 2000  # stepper.js refuses longer chunks
+MAX_BYTES = 50_000  # stepper.js refuses longer chunks
 
 
 @pytest.fixture(scope="module")
@@ -313,7 +313,7 @@ function snap() {
     out.focus = [document.activeElement === next, style.outlineStyle, style.outlineWidth];
     // a long chunk is refused, at once
     const field = $(".tkbs-text");
-    field.value = "x" + " ".repeat(3000) + "y";
+    field.value = "x" + " ".repeat(100000) + "y";
     field.dispatchEvent(new Event("input", {bubbles: true}));
     await until(() => box.querySelectorAll(".tkbs-chunk").length === 3);
     let t0 = performance.now();
@@ -409,7 +409,7 @@ def test_a_reader_steps_through_the_merges_of_a_chunk(site, tmp_path):
 
     refused = out["refused"]
     assert refused["sentence"] == (
-        "This chunk has 2,999 bytes; pick a shorter one "
+        "This chunk has 99,999 bytes; pick a shorter one "
         f"(the stepper shows chunks of at most {MAX_BYTES:,} bytes)."
     )
     assert refused["refused"] == "yes" and refused["parts"] == [] and refused["steps"] is None

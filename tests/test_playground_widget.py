@@ -634,3 +634,42 @@ def test_mistral_in_the_stepper_from_a_selected_token(browser, tmp_path):
     whole = theirs().encode(text)
     assert ids == whole[len(whole) - len(ids) :]
     assert page.errors() == []
+
+
+def test_the_stepper_takes_a_long_chunk(browser, tmp_path):
+    """A chunk of 30,000 bytes: every merge replayed, a window of parts and rows drawn."""
+    text = " " * 30_000 + "x"  # GPT-4: one chunk of 29,999 spaces, then " x"
+    body = '<div class="tokcourse-bpe-stepper" data-encoding="cl100k_base" data-text="x"></div>'
+    page = open_widget_page(browser, write_site(tmp_path / "long-site", body, stepper=True))
+    box = "document.querySelector('.tokcourse-bpe-stepper')"
+    started = page.evaluate(
+        f"(async () => {{ const t0 = performance.now();"
+        f" await tokcoursePlayground.showMerges('cl100k_base', {json.dumps(text)}, 0, 29999);"
+        f" return performance.now() - t0; }})()"
+    )
+    steps = int(page.evaluate(f"{box}.dataset.steps"))
+    enc = tiktoken_encoding("cl100k_base")
+    want = enc.encode(" " * 29_999)
+    assert steps == 29_999 - len(want)  # each merge joins two parts into one
+    drawn = page.evaluate(f"{box}.querySelectorAll('.tkbs-part').length")
+    assert drawn <= 400 and "parts after" in page.evaluate(
+        f"{box}.querySelector('.tkbs-parts').textContent"
+    )
+    assert page.evaluate(f"{box}.querySelectorAll('tbody tr').length") <= 200
+    # the middle step by the slider, then the last: the final ids are tiktoken's
+    page.evaluate(
+        f"(() => {{ const s = {box}.querySelector('input[type=range]'); s.value = {steps // 2};"
+        " s.dispatchEvent(new Event('input', {bubbles: true})); })()"
+    )
+    assert page.evaluate(f"{box}.dataset.step") == str(steps // 2)
+    assert f"▶ {steps // 2}" in page.evaluate(f"{box}.querySelector('tbody').textContent")
+    page.evaluate(f"{box}.querySelector('button[aria-label=\"last step\"]').click()")
+    assert [int(i) for i in page.evaluate(f"{box}.dataset.ids").split()] == want
+    assert started < 10_000  # loaded in seconds at most, never a frozen page
+    assert page.errors() == []
+
+
+def open_widget_page(browser, site: Path):
+    page = browser.open(site.as_uri())
+    page.wait_for("document.querySelector('.tokcourse-bpe-stepper').dataset.ready === 'yes'")
+    return page

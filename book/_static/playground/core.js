@@ -131,6 +131,14 @@
     constructor(n) { this.t = new Int32Array(n + 1); }
     add(i, d) { for (i++; i < this.t.length; i += i & -i) this.t[i] += d; }
     before(i) { let s = 0; for (; i > 0; i -= i & -i) s += this.t[i]; return s; }
+    /** The position of the k-th live item (k >= 1), or -1 if there are fewer. */
+    kth(k) {
+      let pos = 0;
+      for (let step = 1 << (31 - Math.clz32(this.t.length - 1)); step; step >>= 1) {
+        if (pos + step < this.t.length && this.t[pos + step] < k) { pos += step; k -= this.t[pos]; }
+      }
+      return pos + 1 < this.t.length ? pos : -1;
+    }
   };
 
   // ------------------------------------------------------------------ 2. data

@@ -29,7 +29,9 @@
   "use strict";
 
   const api = global.tokcoursePlayground;
-  const MAX_BYTES = 2000; // longer chunks are refused: the parts are redrawn at every step
+  const MAX_BYTES = 50000; // longer chunks are refused: their merges would hold up the page
+  const SHOWN_PARTS = 400; // parts drawn around the current pair (a long chunk has more)
+  const SHOWN_ROWS = 200; // rows of the table of steps drawn around the current step
   const MAX_FIELD = 4000; // characters of a showMerges text put in the text field
   const MAX_CHUNKS = 300; // chunk buttons drawn (the rest are named, not drawn)
   const MARKERS = { " ": "·", "\t": "→", "\n": "↵", "\r": "␍" };
@@ -135,14 +137,51 @@
 
   // ------------------------------------------------------------------ the merges, replayed
 
+  /**
+   * The merges replayed once, so that any step can be shown at once, however long the chunk.
+   * The boundary b lies between starting parts b - 1 and b; a step removes one boundary. For
+   * step s: the removed boundary mid[s], and the starting parts left[s] .. right[s] its two
+   * parts cover; removedAt[b]: the step (1-based) that removed boundary b (steps + 1: never).
+   */
+  function replay(merges) {
+    if (merges.replayed) return merges.replayed;
+    const m = merges.parts.length, n = merges.steps.length;
+    const live = new api.Counter(m + 1);
+    for (let b = 1; b < m; b++) live.add(b, 1);
+    const removedAt = new Int32Array(m + 1).fill(n + 1);
+    const left = new Int32Array(n), mid = new Int32Array(n), right = new Int32Array(n);
+    for (let s = 0; s < n; s++) {
+      const at = merges.steps[s].at; // parts[at] and parts[at + 1] join
+      left[s] = at === 0 ? 0 : live.kth(at);
+      mid[s] = live.kth(at + 1);
+      const end = live.kth(at + 2);
+      right[s] = end < 0 ? m : end;
+      live.add(mid[s], -1);
+      removedAt[mid[s]] = s + 1;
+    }
+    merges.replayed = { removedAt, left, mid, right };
+    return merges.replayed;
+  }
+
+  /** The starting parts [i, j) joined: one part's bytes. */
+  function span(merges, i, j) {
+    return merges.parts.slice(i, j).join("");
+  }
+
   /** The parts after the first `k` steps (each step joins parts[at] and parts[at + 1]). */
   function partsAt(merges, k) {
-    const parts = merges.parts.slice();
-    for (let i = 0; i < k; i++) {
-      const at = merges.steps[i].at;
-      parts.splice(at, 2, parts[at] + parts[at + 1]);
+    const { removedAt } = replay(merges), m = merges.parts.length, parts = [];
+    let start = 0;
+    for (let b = 1; b <= m; b++) {
+      if (b === m || removedAt[b] > k) { parts.push(span(merges, start, b)); start = b; }
     }
-    return parts;
+    return m ? parts : [];
+  }
+
+  /** The two parts step s (0-based) joins. */
+  function pairOf(merges, s) {
+    const { left, mid, right } = replay(merges);
+    return [span(merges, left[s], mid[s]), span(merges, mid[s], right[s])];
   }
 
   /** "rank" or "score": whichever the steps carry. */
@@ -172,8 +211,7 @@
       return `Step 0 of ${n}: ${start}. ` +
         `Next: merge '${label(parts[next.at])}' + '${label(parts[next.at + 1])}', ${what} ${order(next)}.`;
     }
-    const step = merges.steps[k - 1], before = partsAt(merges, k - 1);
-    const a = before[step.at], b = before[step.at + 1];
+    const step = merges.steps[k - 1], [a, b] = pairOf(merges, k - 1);
     let out = `Step ${k} of ${n}: merge '${label(a)}' + '${label(b)}' → '${label(a + b)}', ` +
       `${what} ${order(step)} (id ${step.id}).`;
     if (k === n) out += " No adjacent pair is a token any more: these are the tokens.";
@@ -387,11 +425,16 @@
       show(0);
     };
 
-    const drawTable = () => {
-      const m = state.merges, what = orderName(m);
+    /** The table of steps: every step, or for a long chunk the SHOWN_ROWS around step k. */
+    const drawTable = (k = 0) => {
+      const m = state.merges, what = orderName(m), n = m.steps.length;
+      const lo = n <= SHOWN_ROWS ? 0 : Math.max(0, Math.min(n - SHOWN_ROWS, k - SHOWN_ROWS / 2));
+      const hi = Math.min(n, lo + SHOWN_ROWS);
+      state.rows = [lo, hi];
       table.replaceChildren();
-      details.hidden = m.steps.length === 0;
-      const cap = el("caption", "", `The ${m.steps.length} merges, in order (▶ marks the current step)`);
+      details.hidden = n === 0;
+      const shown = lo === 0 && hi === n ? "" : `; steps ${lo + 1}–${hi} shown`;
+      const cap = el("caption", "", `The ${n.toLocaleString("en")} merges, in order (▶ marks the current step${shown})`);
       const thead = el("thead"), tr = el("tr");
       for (const h of ["step", what, "pair", "result", "id"]) {
         const th = el("th", "", h);
@@ -400,9 +443,8 @@
       }
       thead.appendChild(tr);
       const tbody = el("tbody");
-      let parts = m.parts.slice();
-      m.steps.forEach((step, i) => {
-        const a = parts[step.at], b = parts[step.at + 1];
+      for (let i = lo; i < hi; i++) {
+        const step = m.steps[i], [a, b] = pairOf(m, i);
         const row = el("tr");
         row.dataset.step = i + 1;
         const th = el("th", "", String(i + 1));
@@ -417,8 +459,7 @@
         row.appendChild(res);
         row.appendChild(el("td", "num", String(step.id)));
         tbody.appendChild(row);
-        parts.splice(step.at, 2, a + b);
-      });
+      }
       table.append(cap, thead, tbody);
     };
 
@@ -433,7 +474,14 @@
       const justMerged = k > 0 ? m.steps[k - 1].at : -1;
       const upcoming = k < n ? m.steps[k].at : -1;
       const frag = document.createDocumentFragment();
-      parts.forEach((p, i) => {
+      // a long chunk: the SHOWN_PARTS parts around the pair, the rest counted
+      const focus = Math.max(justMerged, upcoming, 0);
+      const from = parts.length <= SHOWN_PARTS ? 0 : Math.max(0, Math.min(parts.length - SHOWN_PARTS, focus - SHOWN_PARTS / 2));
+      const to = Math.min(parts.length, from + SHOWN_PARTS);
+      const more = (text) => { const item = el("span", "tkbs-more", text); item.setAttribute("role", "listitem"); return item; };
+      if (from > 0) frag.appendChild(more(`… ${from.toLocaleString("en")} parts before `));
+      parts.slice(from, to).forEach((p, shownAt) => {
+        const i = from + shownAt;
         const cls = ["tkbs-part"];
         let tag = "";
         if (i === justMerged) { cls.push("merged"); tag = "merged"; }
@@ -444,7 +492,9 @@
         if (tag) item.appendChild(el("span", "tkbs-tag", tag));
         frag.appendChild(item);
       });
+      if (to < parts.length) frag.appendChild(more(` … ${(parts.length - to).toLocaleString("en")} parts after`));
       partsRow.replaceChildren(frag);
+      if (state.rows && k > 0 && (k - 1 < state.rows[0] || k > state.rows[1])) drawTable(k);
       live.textContent = sentence(m, k, parts);
       slider.max = String(n);
       slider.value = String(k);
