@@ -26,7 +26,7 @@ from tokenizers import BertWordPieceTokenizer, Tokenizer
 
 from tokcourse import assets
 from tokcourse.course.data import corpora
-from tokcourse.wordpiece import WordPiece, pre_tokenize, strip_accents
+from tokcourse.wordpiece import WordPiece, normalize, pre_tokenize, strip_accents
 
 from ._parity import FRAGMENTS, PARITY_EXAMPLES, code_points_that_differ, require_slow
 
@@ -231,6 +231,15 @@ class NoAccentStripping(WordPiece):
 def test_wrong_variants_are_caught(variant: type[WordPiece]) -> None:
     wrong = variant(ours().vocab)
     assert mismatches(EDGE_CASES, wrong)
+
+
+def test_a_mark_only_the_crate_calls_mn_is_sorted_then_stripped() -> None:
+    """U+1734 is Mc to Python 3.11 and Mn (class 9) to the crate: NFD sorts it among its
+    neighbours, then accent stripping drops it, so the marks around it are reordered."""
+    text = "\U0001d16d\u1734\U0001d165"  # classes 226, 9, 216
+    assert normalize(text) == from_json().normalizer.normalize_str(text) == "\U0001d165\U0001d16d"
+    for context in ("a\u1734\u0301b", "\u0316\u1734\u0301", "x\u1734"):
+        assert normalize(context) == from_json().normalizer.normalize_str(context)
 
 
 def test_nfd_is_what_the_normalizer_uses() -> None:

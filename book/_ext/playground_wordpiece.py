@@ -163,7 +163,7 @@ def unicode_tables() -> dict[str, str]:
         fixed = overrides.get(ch)
         # An override that deletes a mark (U+1734, class 9) is the crate's Mn: it strips it
         # after NFD, and before that NFD sorts it among its neighbours. Written as Mn, not as
-        # an override (normalize() makes it a barrier: same ids, a different mark order).
+        # an override (as normalize() does: wordpiece._crate_marks).
         crate_mn = fixed == "" and unicodedata.combining(ch) != 0
         if crate_mn:
             fixed = None

@@ -91,7 +91,8 @@ _MAPPED = """
 """
 
 # (``_MAPPED``: ``A-B>C`` maps A..B onto C.., ``A>`` deletes A: Rust lower-cases letters of
-# Unicode 16 and 17 that Python does not know yet; the crate's NFD drops U+1734, once a Mn.)
+# Unicode 16 and 17 that Python does not know yet; the crate strips U+1734 as a Mn, after NFD
+# has sorted it among its neighbours: :func:`_crate_marks`.)
 _EXTRA_PUNCT = "\U000111c9\u166d"  # punctuation to the crate, no longer P* to Python
 
 
@@ -260,7 +261,19 @@ def _clean_char(ch: str) -> str:
 
 def _finish(segment: str) -> str:
     """Accent stripping, then lower case one character at a time (no final sigma)."""
-    return "".join(ch.lower() for ch in strip_accents(segment))
+    marks = _crate_marks()
+    return "".join(ch.lower() for ch in strip_accents(segment) if ch not in marks)
+
+
+@functools.cache
+def _crate_marks() -> frozenset[str]:
+    """Marks the crate strips that Python's tables do not call Mn (U+1734: Mc to Python 3.11).
+
+    They are ``_MAPPED``'s deletions with a combining class: NFD sorts them among their
+    neighbours, then accent stripping drops them, as for any Mn."""
+    return frozenset(
+        ch for ch, fixed in _overrides().items() if fixed == "" and unicodedata.combining(ch)
+    )
 
 
 def normalize(text: str) -> str:
@@ -278,9 +291,10 @@ def normalize(text: str) -> str:
     overrides = _overrides()
     out: list[str] = []
     segment: list[str] = []
+    marks = _crate_marks()
     for ch in text:
         fixed = overrides.get(ch)
-        if fixed is None:
+        if fixed is None or ch in marks:  # a mark the crate strips is sorted first, then dropped
             segment.append(_clean_char(ch))
             continue
         out.append(_finish("".join(segment)))

@@ -29,9 +29,9 @@
  * crates see differently from Python's tables ("overrides": marks the crate does not know,
  * letters Rust lower-cases and Python does not) are written out as they come out and are never
  * decomposed with a neighbour, as in normalize(). One exception: U+1734, which the crate strips
- * as a mark of class 9 (Python: Mc). normalize() deletes it as a barrier; the data file lists it
- * as Mn, so it is sorted among its neighbours first, as tokenizers does (same ids either way;
- * tokenizers' normalize_str("\u{1D16D}\u1734\u{1D165}") is "\u{1D165}\u{1D16D}").
+ * as a mark of class 9 (Python: Mc): the data file lists it as Mn, so it is sorted among its
+ * neighbours first, then stripped, as tokenizers and normalize() do (tokenizers'
+ * normalize_str("\u{1D16D}\u1734\u{1D165}") is "\u{1D165}\u{1D16D}").
  *
  * Offsets: each normalized character remembers the UTF-16 range of an original character: the
  * one it comes from (a decomposition's or a lower case's characters all remember the same one;
