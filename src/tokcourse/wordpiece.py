@@ -89,10 +89,8 @@ _MAPPED = """
 1734> 1C89>1C8A A7CB>0264 A7CC>A7CD A7CE>A7CF A7D2>A7D3 A7D4>A7D5 A7DA>A7DB A7DC>019B
 10D50-10D65>10D70 16EA0-16EB8>16EBB
 """
-
 # (``_MAPPED``: ``A-B>C`` maps A..B onto C.., ``A>`` deletes A: Rust lower-cases letters of
-# Unicode 16 and 17 that Python does not know yet; the crate strips U+1734 as a Mn, after NFD
-# has sorted it among its neighbours: :func:`_crate_marks`.)
+# Unicode 16 and 17 that Python does not know yet; U+1734 is a Mn to it: :func:`_crate_marks`.)
 _EXTRA_PUNCT = "\U000111c9\u166d"  # punctuation to the crate, no longer P* to Python
 
 
@@ -267,13 +265,8 @@ def _finish(segment: str) -> str:
 
 @functools.cache
 def _crate_marks() -> frozenset[str]:
-    """Marks the crate strips that Python's tables do not call Mn (U+1734: Mc to Python 3.11).
-
-    They are ``_MAPPED``'s deletions with a combining class: NFD sorts them among their
-    neighbours, then accent stripping drops them, as for any Mn."""
-    return frozenset(
-        ch for ch, fixed in _overrides().items() if fixed == "" and unicodedata.combining(ch)
-    )
+    """The crate's Mn that Python does not call Mn (U+1734): NFD sorts them, then they go."""
+    return frozenset(c for c, to in _overrides().items() if to == "" and unicodedata.combining(c))
 
 
 def normalize(text: str) -> str:
@@ -288,13 +281,12 @@ def normalize(text: str) -> str:
     _check_text(text, "text")
     if text.isascii():  # the common case, fast: no accents, no case subtleties, no CJK
         return text.translate(_ASCII_CLEAN).lower()
-    overrides = _overrides()
+    overrides, marks = _overrides(), _crate_marks()
     out: list[str] = []
-    segment: list[str] = []
-    marks = _crate_marks()
+    segment: list[str] = []  # characters to clean, decompose and lower-case together
     for ch in text:
         fixed = overrides.get(ch)
-        if fixed is None or ch in marks:  # a mark the crate strips is sorted first, then dropped
+        if fixed is None or ch in marks:  # such a mark is sorted by NFD first, then dropped
             segment.append(_clean_char(ch))
             continue
         out.append(_finish("".join(segment)))
