@@ -225,3 +225,14 @@ def page_result(url: str, profile: Path, element: str = "result", timeout: float
             " return t !== 'not run' && t; })()",
             timeout=timeout,
         )
+
+
+def as_javascript_holds(text: str) -> str:
+    """``text`` as a page holds it once passed through JSON: a high and a low surrogate side by
+    side are one character in JavaScript (UTF-16), two lone surrogates in a Python str."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
+def well_formed(text: str) -> str:
+    """The same, with every lone surrogate as U+FFFD (what the tiktoken and BERT rows read)."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

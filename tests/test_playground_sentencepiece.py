@@ -40,6 +40,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._cdp import as_javascript_holds
 from tests._ci import missing_tool
 from tests._parity import FRAGMENTS, hostile_texts
 from tests.conftest import ROOT
@@ -310,14 +311,8 @@ def corpora() -> dict[str, str]:
     return texts
 
 
-def as_javascript_sees_it(text: str) -> str:
-    """``text`` as the page holds it: a high and a low surrogate side by side are one character
-    in JavaScript (UTF-16) but two lone surrogates in a Python str."""
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
-
-
 def all_strings() -> dict[str, list[str]]:
-    """Every input, by group, each as the page sees it (see :func:`as_javascript_sees_it`)."""
+    """Every input, by group, each as the page sees it (see :func:`as_javascript_holds`)."""
     texts = corpora()
     groups = {
         "corpora": list(texts.values()),
@@ -328,7 +323,7 @@ def all_strings() -> dict[str, list[str]]:
         "hard": hard_strings(),
         "fuzz": fuzz_strings(FUZZ_STRINGS),
     }
-    return {k: [as_javascript_sees_it(s) for s in v] for k, v in groups.items()}
+    return {k: [as_javascript_holds(s) for s in v] for k, v in groups.items()}
 
 
 # ----------------------------------------------------------------------- the browser

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from tests._cdp import well_formed
 from tests._ci import missing_tool
 from tests._parity import FRAGMENTS, PARITY_EXAMPLES
 from tests.conftest import ROOT, private_cache
@@ -149,12 +150,6 @@ def test_a_damaged_vocabulary_is_refused(tmp_path, monkeypatch):
 
 
 # ----------------------------------------------------------------------- the test inputs
-
-
-def as_js(text: str) -> str:
-    """The text the page holds once ``text`` went through JSON: surrogate pairs joined, each
-    lone surrogate as U+FFFD (what wordpiece.js reads it as; tokenizers refuses it)."""
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def override_strings() -> list[str]:
@@ -513,7 +508,7 @@ def utf16_offsets(text: str, offsets: list[tuple[int, int]]) -> tuple[list[int],
 @functools.cache
 def hf_all() -> tuple:
     """HF's ids and UTF-16 offsets of every input string (computed once)."""
-    return tuple(hf([as_js(s) for group in inputs().values() for s in group]))
+    return tuple(hf([well_formed(s) for group in inputs().values() for s in group]))
 
 
 def control_wrong(browser) -> list[str]:
@@ -566,7 +561,7 @@ def test_the_normalizer_is_tokenizers(browser):
     normalizer = from_json().normalizer
     strings = [s for group in inputs().values() for s in group]
     bad = [s for s, n in zip(strings, browser["normalized"], strict=True)
-           if normalizer.normalize_str(as_js(s)) != n]  # fmt: skip
+           if normalizer.normalize_str(well_formed(s)) != n]  # fmt: skip
     assert not bad, [repr(s)[:120] for s in bad[:5]]
     want = []
     for c in range(0x110000):

@@ -11,8 +11,9 @@
  * 2. Data loading. A data file `data/<file>.js` (written when the book is built) calls
  *    `tokcoursePlayground.addData("<file>", {...})`; `loadData("<file>")` injects it with a
  *    <script> tag (fetch() is refused on file:// pages) and resolves with that object.
- * 3. A tokenizer registry. `registerTokenizer(name, spec)` with spec = {label, files, create}:
- *    `create(...datas)` makes the tokenizer from the objects of `files`, in that order.
+ * 3. A tokenizer registry. `registerTokenizer(name, spec)` with spec = {label, files, create,
+ *    steps}: `create(...datas)` makes the tokenizer from the objects of `files`, in that order;
+ *    `steps: true` says it has `mergeSteps` (the merge stepper offers it before its data loads).
  *    `tokenizer(name)` loads the files and resolves with the tokenizer.
  *
  * Shared helpers for the modules: fixSurrogates, utf8, utf8Width, MinHeap, Counter.
@@ -35,6 +36,12 @@
  *       "<0x0A>"; for byte-level BPE the bytes themselves); kind: "normal", "byte" (a
  *       byte-fallback piece), "special", "unknown" ([UNK], <unk>).
  *   tok.vocabSize
+ *   tok.loneSurrogates = "refuse"   (optional) the tokenizer sees the text as typed and throws
+ *       on a lone surrogate, as its library does (sentencepiece); any other tokenizer gets
+ *       the text with lone surrogates as U+FFFD, as tiktoken's Python API reads it.
+ *   tok.mergeSteps(text, start, end)   (BPE tokenizers) {parts, steps: [{at, rank | score, id}],
+ *       ids, note, units}: each step joins parts[at] and parts[at + 1]; units "characters"
+ *       when the parts are characters (SentencePiece), bytes otherwise.
  */
 (function core(global) {
   "use strict";

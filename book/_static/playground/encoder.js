@@ -380,6 +380,7 @@ tokcoursePlaygroundModule("tiktoken", function (api) {
     api.registerTokenizer(name, {
       label: LABELS[name],
       files: ["classes", name],
+      steps: true, // mergeSteps: the merge stepper (stepper.js) offers it
       create: (classes, data) => new Encoder(name, data, classes),
     });
   }

@@ -243,13 +243,13 @@
     /** Display offset of text offset `t` (clamped to the excerpt). */
     toDisplay(t) {
       t = Math.max(this.ea, Math.min(this.eb, t)) - this.ea;
-      let d = t;
+      let extra = 0; // "\r\n" pairs wholly before t: one display character for two
       for (let i = 0; i < this.at.length; i++) {
-        const textAt = this.toText(this.at[i]) - this.ea;
+        const textAt = this.at[i] + extra; // where this "\n" of the display starts in the text
         if (textAt >= t) break;
-        if (this.size[i] === 2 && textAt + 1 < t) d -= 1;
+        if (this.size[i] === 2 && textAt + 1 < t) extra += 1;
       }
-      return d;
+      return t - extra;
     }
 
     /** The textarea changed from `display` to `shown` by typing: apply the same edit. */

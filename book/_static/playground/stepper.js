@@ -21,9 +21,9 @@
  * tokenizer `name` into the page's first stepper and scrolls it into view (the playground
  * widget calls it when a reader activates a token).
  *
- * Which tokenizers it offers: the tiktoken encodings of encoder.js (api.ENCODINGS) and those
- * whose spec says `steps: true` (core.js registerTokenizer; known before their data loads),
- * plus the one a div or showMerges names.
+ * Which tokenizers it offers: those whose spec says `steps: true` (core.js registerTokenizer;
+ * known before their data loads: GPT-2, GPT-4, GPT-4o, Mistral), plus the one a div or
+ * showMerges names.
  */
 (function (global) {
   "use strict";
@@ -225,7 +225,7 @@
   function offers(name) {
     let spec = null;
     try { spec = api.tokenizerSpec(name); } catch (err) { return false; }
-    return spec.steps === true || (api.ENCODINGS || []).includes(name);
+    return spec.steps === true;
   }
 
   function load(name) {
