@@ -19,6 +19,34 @@ class _TimeLimit(Exception):
     pass
 
 
+#: What a call prints is kept up to this many characters (and counted beyond): a function that
+#: prints megabytes in a loop must not fill the memory of the check, or of the grader.
+KEEP_PRINTED = 100_000
+
+
+class _Capture(io.TextIOBase):
+    """A text stream that keeps the first ``KEEP_PRINTED`` characters and counts them all."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.kept = self.chars = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        n = len(text)
+        self.chars += n
+        if self.kept < KEEP_PRINTED:
+            piece = text[: KEEP_PRINTED - self.kept]
+            self.parts.append(piece)
+            self.kept += len(piece)
+        return n
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
+
+
 @dataclass
 class _Call:
     """One call of a function on one input: its answer or exception, what it printed."""
@@ -27,7 +55,8 @@ class _Call:
     error: BaseException | None = None
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
-    printed: str = ""
+    printed: str = ""  # the first KEEP_PRINTED characters printed
+    printed_chars: int = 0  # all of them
 
 
 def _call_with_limit(
@@ -50,7 +79,7 @@ def _call_with_limit(
         and hasattr(signal, "setitimer")
         and threading.current_thread() is threading.main_thread()
     )
-    buffer = io.StringIO()
+    buffer = _Capture()
 
     def on_alarm(signum: int, frame: types.FrameType | None) -> None:
         raise _TimeLimit
@@ -72,5 +101,5 @@ def _call_with_limit(
     finally:
         if can_alarm:
             signal.signal(signal.SIGALRM, previous)
-        out.printed = buffer.getvalue()
+        out.printed, out.printed_chars = buffer.getvalue(), buffer.chars
     return out

@@ -387,7 +387,7 @@ def _evaluate(exercise: Exercise, fn: Any, time_limit: float) -> CheckResult:
             # One endless loop is enough to know; waiting out every case would take minutes.
             failures = [_Failure(case, "stuck", expected, None)]
             break
-        printed += len(call.printed)
+        printed += call.printed_chars
         if isinstance(call.error, NotImplementedError) and n == 1:
             return CheckResult(
                 name, "not implemented", ref, _stub_message(exercise), printed=printed
