@@ -19,16 +19,17 @@ BUILD  := $(BIN)/jupyter-book build . -W -n --keep-going
 PYTEST := $(BIN)/python -m pytest -n auto --dist worksteal
 
 .DEFAULT_GOAL := help
-.PHONY: help setup book test test-python test-full bench lint format notebooks-clean sync-url lab lock clean
+.PHONY: help setup book student test test-python test-full bench lint format notebooks-clean sync-url lab lock clean
 
 help:
 	@echo "make book        build the book into _build/html (sets everything up first)"
+	@echo "make student     the student edition of every chapter -> _build/student"
 	@echo "make test        run the full test suite, notebooks and book build included"
 	@echo "make test-python PY=3.13  run every chapter under another Python (default 3.12, Colab's)"
 	@echo "make test-full   the same with the big parity run (slow)"
 	@echo "make bench       speed and memory benchmarks -> benchmarks/RESULTS.md (slow)"
 	@echo "make setup       venv + package + offline tokenizer files only"
-	@echo "make lab         set up, then open the chapters in JupyterLab"
+	@echo "make lab         set up, then open the student edition in JupyterLab"
 	@echo "make lock        regenerate constraints.txt from a fresh venv (newest versions)"
 	@echo "make lint        ruff on the package, tests and notebooks"
 	@echo "make format      ruff format + strip notebook outputs"
@@ -63,9 +64,13 @@ test-python: setup
 test-full: setup
 	TOKCOURSE_PARITY_EXAMPLES=50000 $(PYTEST) -m "slow or not slow"
 
+# The notebooks a student opens (tools/student.py): generated from the chapters, never committed.
+student: setup
+	$(BIN)/python tools/student.py
+
 # JupyterLab refuses to run as root unless told; in a container that is often who you are.
-lab: setup
-	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/
+lab: student
+	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) _build/student/
 
 # A fresh venv in a temporary directory, the newest releases that satisfy pyproject.toml, then
 # `pip freeze` without tokcourse itself. Run it with Python 3.11, the oldest Python we support,

@@ -102,10 +102,27 @@ def _store(cache, outcome, done: int, total: int, *, alone: bool) -> list[str]:
     return []
 
 
+def cached_outputs(path: Path) -> nbformat.NotebookNode | None:
+    """The chapter at ``path`` with the outputs of its run in the cache, or None if not there."""
+    from jupyter_cache import get_cache
+
+    if not CACHE.is_dir():
+        return None
+    try:
+        _, merged = get_cache(str(CACHE)).merge_match_into_notebook(
+            nbformat.read(path, as_version=4)
+        )
+    except KeyError:
+        return None
+    return merged
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="chapters at once")
+    parser.add_argument("only", nargs="*", type=Path, help="these chapters only (default: all)")
     args = parser.parse_args(argv)
+    wanted = {p.resolve() for p in args.only}
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, not {args.jobs}")
 
@@ -121,11 +138,13 @@ def main(argv: list[str] | None = None) -> int:
     cache = get_cache(str(CACHE))
     todo = []
     for path in chapters():
+        if wanted and path.resolve() not in wanted:
+            continue
         try:
             cache.match_cache_notebook(nbformat.read(path, as_version=4))
         except KeyError:
             todo.append(path)
-    total = len(chapters())
+    total = len(wanted) if wanted else len(chapters())
     print(f"prebuild: {total - len(todo)} of {total} chapters already in the execution cache")
     if not todo:
         return 0
