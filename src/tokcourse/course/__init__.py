@@ -17,6 +17,13 @@ Exercise checks (``from tokcourse import check``; ``check.merge(merge)``):
 * ``check``          the front door: finds every exercise in ``checks``, one function each
 * ``checks/``        one module per chapter topic, each with an ``EXERCISES`` table
 
+Grading a class (``python -m tokcourse.grade``, the command line of ``grader``):
+
+* ``chapters``       the chapters and their exercises, in book order
+* ``submission``     a submitted notebook read as data: its chapter, what the grader runs of it
+* ``grading``        one submission in its own process: its definitions, then the checks
+* ``grader``         the class: every submission in a process of its own, limits, the report
+
 Display and results:
 
 * ``viz``            token spans as coloured HTML, for one or more encodings

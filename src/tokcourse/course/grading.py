@@ -1,0 +1,366 @@
+"""Grading one submission, inside the process the grader starts for it (untrusted code runs here).
+
+    python -m tokcourse.course.grading JOB.json
+
+:mod:`tokcourse.grade` writes the job (the notebook, its chapter, the exercises still to grade,
+the limits) and reads the results, one JSON line per event, from the file the job names. This
+process limits its own memory and the size of the files it writes, runs the submission's
+definitions (:func:`tokcourse.course.submission.plan`), then runs the course's check of each
+exercise on the student's function, quietly, and reports:
+
+* ``passed``: the check passed on the student's own code;
+* ``failed``: the check's verdict was wrong, wrong type, changed its arguments, stuck, raised;
+  or the function is the course's own (or calls it), or the submission changed the course's
+  code (the checks, a reference function, anything in ``tokcourse``, a builtin);
+* ``not attempted``: the stub still raises ``NotImplementedError``, or there is no function;
+* ``error``: the check could not run (the cell does not compile, the cell defining the function
+  raised, the check itself crashed).
+
+Every result line is written (and flushed) as soon as it is known: if the submission ends this
+process (``os._exit``, a crash), the grader still has everything graded before.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import dataclasses
+import importlib
+import io
+import json
+import linecache
+import os
+import pkgutil
+import resource
+import signal
+import sys
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+DETAIL_CHARS = 400
+#: The builtins as Python made them: a submission that replaces one is caught by comparing with
+#: this, and the builtins are put back before the grader runs another line of its own.
+_BUILTINS = dict(vars(builtins))
+
+
+_MISSING = object()
+
+
+class _Budget(BaseException):
+    """Raised by the alarm when one top-level statement of a submission runs too long."""
+
+
+class _CappedText(io.TextIOBase):
+    """A stream that keeps nothing and only counts: what a submission prints goes here."""
+
+    def __init__(self) -> None:
+        self.chars = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.chars += len(text)
+        return len(text)
+
+
+def _limit_resources(memory_mb: int, file_mb: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (file_mb << 20, file_mb << 20))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an oversized write fails, not the process
+
+
+def _import_everything() -> list[str]:
+    """Import every module of tokcourse now, so that the fingerprint covers all of them."""
+    import tokcourse
+
+    failed = []
+    for info in pkgutil.walk_packages(tokcourse.__path__, "tokcourse."):
+        if info.name.endswith("__main__") or info.name == __name__:
+            continue
+        try:
+            importlib.import_module(info.name)
+        except Exception:  # a module that needs an optional dependency: not ours to watch
+            failed.append(info.name)
+    return failed
+
+
+def _ident(value: Any) -> tuple:
+    if isinstance(value, types.FunctionType):
+        return (id(value), id(value.__code__), id(value.__defaults__), id(value.__kwdefaults__))
+    return (id(value),)
+
+
+def fingerprint() -> dict[str, tuple]:
+    """Who is who in tokcourse and builtins: every module attribute, every class attribute."""
+    state: dict[str, tuple] = {}
+    for name, module in list(sys.modules.items()):
+        if name != "tokcourse" and not name.startswith("tokcourse."):
+            continue
+        state[name] = (id(module),)
+        for attr, value in list(vars(module).items()):
+            state[f"{name}.{attr}"] = _ident(value)
+            if isinstance(value, type) and value.__module__ == name:
+                for key, member in list(vars(value).items()):
+                    state[f"{name}.{attr}.{key}"] = _ident(member)
+    return state
+
+
+def restore_builtins() -> list[str]:
+    """Put back every builtin a submission replaced or deleted; their names, sorted."""
+    current = builtins.__dict__
+    patched = [k for k, v in _BUILTINS.items() if current.get(k, _MISSING) is not v]
+    current.update(_BUILTINS)
+    return sorted(f"builtins.{k}" for k in patched)
+
+
+def changed(before: dict[str, tuple]) -> list[str]:
+    """The names whose object was replaced or removed since ``before`` (builtins first, which
+    are put back)."""
+    patched = restore_builtins()
+    after = fingerprint()
+    return patched + sorted(k for k, v in before.items() if after.get(k) != v)
+
+
+def _one_line(message: str) -> str:
+    """A check's report as one line: without its verdict mark and its closing advice."""
+    lines = [line.strip() for line in message.splitlines()]
+    keep = []
+    for line in lines:
+        if line.startswith(("Meanwhile the chapter", "Fix yours and run", "No problem:")):
+            continue
+        if line.startswith(("Write yours in the cell", "The chapter uses your")):
+            continue
+        keep.append(line)
+    text = "; ".join(x for x in keep if x)
+    for mark in ("✅ ", "❌ ", "⏳ ", "↩️ "):
+        text = text.replace(mark, "")
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
+
+
+class Grader:
+    """Runs one submission's definitions, then the checks; writes results to ``out``."""
+
+    def __init__(self, job: dict, out: io.TextIOBase) -> None:
+        self.job, self.out = job, out
+        self.statement_seconds = float(job.get("statement_seconds", 10))
+        self.ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+        self.snapshots: dict[str, Any] = {}
+        self.define_errors: dict[str, str] = {}
+        self.cell_faults: dict[str, str] = {}  # an answer cell that ran for ever or exited
+        self.skipped: list[str] = []
+
+    def emit(self, **event: Any) -> None:
+        self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+    # --- running the submission's definitions ---------------------------------------------
+
+    def _run_statement(self, cell, stmt) -> None:
+        def on_alarm(signum, frame):
+            raise _Budget
+
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, self.statement_seconds)
+        try:
+            exec(compile(stmt.code, cell.filename, "exec"), self.ns)  # noqa: S102 (grading)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def run_definitions(self, plans, exercises: tuple[str, ...]) -> None:
+        for cell in plans:
+            linecache.cache[cell.filename] = (
+                len(cell.text),
+                None,
+                cell.text.splitlines(True),
+                cell.filename,
+            )
+            if cell.syntax_error:
+                for name in exercises:
+                    if name in cell.answers and name not in self.snapshots:
+                        self.define_errors[name] = (
+                            f"cell {cell.index + 1}, which defines {name}, does not compile: "
+                            f"{cell.syntax_error}"
+                        )
+                continue
+            for stmt in cell.statements:
+                try:
+                    self._run_statement(cell, stmt)
+                except _Budget:
+                    self._failed(
+                        cell, stmt, exercises, f"ran over {self.statement_seconds:g} s", fault=True
+                    )
+                except SystemExit as err:
+                    self._failed(
+                        cell, stmt, exercises, f"called sys.exit({err.code!r})", fault=True
+                    )
+                except MemoryError:
+                    self._failed(cell, stmt, exercises, "ran out of memory", fault=True)
+                except BaseException as err:  # noqa: BLE001 (a student's code raises anything)
+                    self._failed(cell, stmt, exercises, f"raised {type(err).__name__}: {err}")
+                else:
+                    for name in stmt.defines & set(exercises):
+                        self.define_errors.pop(name, None)
+            for name in cell.checks:
+                if name not in self.snapshots:
+                    self.snapshots[name] = self.ns.get(name, _MISSING)
+
+    def _failed(self, cell, stmt, exercises, what: str, fault: bool = False) -> None:
+        where = f"cell {cell.index + 1}, line {stmt.line}"
+        self.skipped.append(f"{where} {what}")
+        if fault:  # the cell of an exercise did not run as a cell should: it is not graded
+            for name in cell.answers:
+                self.cell_faults.setdefault(name, f"{where}, in the cell of {name}, {what}")
+        for name in stmt.defines & set(exercises):
+            self.define_errors[name] = f"defining {name} ({where}) {what}"[:DETAIL_CHARS]
+
+    # --- the checks ------------------------------------------------------------------------
+
+    def function_of(self, name: str) -> Any:
+        found = self.snapshots.get(name, _MISSING)
+        return self.ns.get(name, _MISSING) if found is _MISSING else found
+
+    def grade(self, name: str, before: dict[str, tuple]) -> dict[str, str]:
+        from tokcourse import check
+        from tokcourse.course.exercises import is_course_code, run_check
+
+        if name in self.cell_faults:
+            return {"status": "error", "detail": self.cell_faults[name][:DETAIL_CHARS]}
+        fn = self.function_of(name)
+        if fn is _MISSING:
+            if name in self.define_errors:
+                return {"status": "error", "detail": self.define_errors[name]}
+            return {"status": "not attempted", "detail": f"no function {name} in the notebook"}
+        if name in self.define_errors and not callable(fn):
+            return {"status": "error", "detail": self.define_errors[name]}
+        exercise = check.exercise(name)
+        if callable(fn) and is_course_code(fn, exercise):
+            where = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', name)}"
+            return {
+                "status": "failed",
+                "detail": f"hands in the course's own function ({where}), not the student's",
+            }
+        calls: list[str] = []
+        traced = dataclasses.replace(exercise, call=_traced(exercise, calls))
+        limit = float(self.job.get("check_seconds", 10))
+        result = run_check(traced, fn, quiet=True, time_limit=limit)
+        tampered = changed(before)
+        if tampered:
+            return {"status": "failed", "detail": _tamper_detail(tampered)}
+        detail = _one_line(result.message)
+        if result.status == "passed" and calls:  # right, but by running the course's code
+            return {
+                "status": "failed",
+                "detail": f"{name} calls the course's own {calls[0]}: it is not the student's work",
+            }
+        if result.status == "passed":
+            return {"status": "passed", "detail": detail}
+        if result.status == "not implemented":
+            return {
+                "status": "not attempted",
+                "detail": "the stub still raises NotImplementedError",
+            }
+        if result.status == "not callable":
+            return {"status": "failed", "detail": f"{name} is not a function: {detail}"}
+        row = {"status": "failed", "detail": detail}
+        if result.case is not None:
+            row["input"] = result.case.call_repr(name)
+        return row
+
+
+def _tamper_detail(names: list[str]) -> str:
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    return f"the notebook changes the course's code ({shown}): not graded as passed"
+
+
+def _traced(exercise, calls: list[str]) -> Callable:
+    """``exercise.call`` that records when the student's function makes the reference run."""
+    original = exercise.call or (lambda f, a, k: f(*a, **k))
+    watched = {
+        getattr(f, "__code__", None) for f in (exercise.reference, exercise.shown) if f is not None
+    } - {None}
+
+    def student_frame(frame) -> bool:
+        while frame is not None:
+            if frame.f_code.co_filename.startswith("<submission cell"):
+                return True
+            frame = frame.f_back
+        return False
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code in watched and student_frame(frame.f_back):
+            calls.append(frame.f_code.co_qualname)
+
+    def call(fn, args, kwargs):
+        if fn is exercise.reference:
+            return original(fn, args, kwargs)
+        sys.setprofile(profile)
+        try:
+            return original(fn, args, kwargs)
+        finally:
+            if sys.getprofile() is not profile:
+                calls.append("profiler (it turned the grader's tracing off)")
+            sys.setprofile(None)
+
+    return call
+
+
+def run(job: dict) -> int:
+    from tokcourse.course.submission import plan, read_notebook
+
+    out = open(job["results"], "a", encoding="utf-8")  # noqa: SIM115 (kept open to the end)
+    grader = Grader(job, out)
+    exercises = tuple(job["exercises"])
+    sys.stdout = sys.stderr = _CappedText()
+    package = job.get("package")
+    import tokcourse
+
+    if package and not Path(tokcourse.__file__).resolve().is_relative_to(Path(package).resolve()):
+        grader.emit(event="fatal", detail=f"tokcourse imported from {tokcourse.__file__}")
+        return 1
+    _import_everything()
+    from tokcourse import check
+
+    for name in exercises:
+        check.exercise(name)  # build the exercises before the fingerprint: they cache
+    nb = read_notebook(Path(job["notebook"]))
+    plans = plan(nb, tuple(job["all_exercises"]))
+    before = fingerprint()
+    _limit_resources(int(job.get("memory_mb", 2048)), int(job.get("file_mb", 16)))
+    grader.emit(event="start", exercise="")
+    with contextlib.suppress(BaseException):
+        grader.run_definitions(plans, tuple(job["all_exercises"]))
+    tampered = changed(before)
+    for name in exercises:
+        grader.emit(event="start", exercise=name)
+        if tampered:
+            row = {"status": "failed", "detail": _tamper_detail(tampered)}
+        else:
+            try:
+                row = grader.grade(name, before)
+            except SystemExit as err:
+                row = {"status": "failed", "detail": f"{name} called sys.exit({err.code!r})"}
+            except BaseException as err:  # noqa: BLE001
+                row = {
+                    "status": "error",
+                    "detail": f"the check crashed: {type(err).__name__}: {err}",
+                }
+        grader.emit(event="result", exercise=name, **row)
+    grader.emit(event="done", skipped=grader.skipped[:20])
+    out.close()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    job = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    os.chdir(job["workdir"])
+    code = run(job)
+    sys.stdout.flush()
+    os._exit(code)  # no interpreter shutdown: a submission's atexit hooks do not run
+
+
+if __name__ == "__main__":
+    main()

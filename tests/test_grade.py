@@ -1,0 +1,394 @@
+"""``python -m tokcourse.grade``: a class graded with the course's checks, on each student's code.
+
+One class is made from the student edition (``tests/_submissions.py``) and graded once, with two
+jobs: for every chapter an untouched notebook and one with every course solution; every
+catalogued wrong answer of ``tests/exercise_bugs.py`` (several chapters' bugs share a notebook,
+one bug per exercise); and the hostile submissions of :data:`HOSTILE`. Then:
+
+* every solution passes, every untouched stub is "not attempted", every catalogued bug fails,
+  with the failing input the check itself reports for it (the grader agrees with the checks);
+* each hostile submission gets the status and reason it should, and the good notebooks graded
+  beside it are graded as usual;
+* :func:`assert_verdicts` (which all of the above use) rejects a grader that trusts the outputs
+  saved in the notebooks: shown on such a grader, with outputs a student could forge.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import fcntl
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from tests._submissions import answer_source, stub_index, submit
+from tests.conftest import NOTEBOOKS, ROOT
+from tests.exercise_bugs import BUGS
+from tokcourse import check
+from tokcourse.course import grader
+from tokcourse.course.chapters import CHAPTERS, chapter
+from tokcourse.course.exercises import run_check
+from tools import student
+
+pytestmark = pytest.mark.notebooks
+
+GRADED = {ex for ch in CHAPTERS for ex in ch.exercises}
+FAILED_KINDS = {"failed", "wrong type", "mutated", "violation", "stuck", "error"}
+
+
+def test_the_chapter_table_is_the_notebooks():
+    found = []
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        stubs = [c for c in nb.cells if "exercise-stub" in c.metadata.get("tags", [])]
+        names = tuple(next(line.split("(")[0][4:] for line in c.source.splitlines()
+                           if line.startswith("def ")) for c in stubs)  # fmt: skip
+        found.append((path.name, names))
+    assert found == [(ch.filename, ch.exercises) for ch in CHAPTERS]
+
+
+def solution(name: str) -> str:
+    return answer_source(check.exercise(name).shown, name)
+
+
+# --- hostile submissions: (file, chapter, {exercise: code}) and what each must get -------------
+
+LOOP_IN_FUNCTION = "def get_stats(ids):\n    while True:\n        pass\n"
+HOSTILE = {
+    "loops_at_top.ipynb": ("00", {"get_stats": "while True:\n    pass\n" + solution("get_stats")}),
+    "loops_in_function.ipynb": ("00", {"get_stats": LOOP_IN_FUNCTION}),
+    "exits_at_top.ipynb": ("00", {"get_stats": "import sys\nsys.exit(3)\n"}),
+    "exits_in_function.ipynb": (
+        "00",
+        {"get_stats": "import sys\n\ndef get_stats(ids):\n    sys.exit(0)\n"},
+    ),
+    "os_exit_in_function.ipynb": (
+        "00",
+        {
+            "get_stats": "import os\n\ndef get_stats(ids):\n    os._exit(0)\n",
+        },
+    ),
+    "os_exit_at_top.ipynb": ("00", {"merge": "import os\nos._exit(1)\n"}),
+    "prints_50mb.ipynb": (
+        "00",
+        {
+            "get_stats": "print('x' * 50_000_000)\n\ndef get_stats(ids):\n"
+            "    print('y' * 1_000_000)\n    counts = {}\n    for pair in zip(ids, ids[1:]):\n"
+            "        counts[pair] = counts.get(pair, 0) + 1\n    return counts\n",
+        },
+    ),
+    "eats_memory.ipynb": (
+        "00",
+        {
+            "get_stats": "def get_stats(ids):\n    return [0] * 10**10\n",
+        },
+    ),
+    "hands_in_the_course_function.ipynb": ("03", {"encode": "from tokcourse.bpe import encode\n"}),
+    "wraps_the_course_function.ipynb": (
+        "03",
+        {
+            "encode": "from tokcourse import bpe\n\ndef encode(text, merges):\n"
+            "    return list(bpe.encode(text, merges))\n",
+        },
+    ),
+    "patches_the_check.ipynb": (
+        "03",
+        {
+            "build_vocab": "import tokcourse.course.exercises as e\n"
+            "e._judge = lambda *args: None\n\ndef build_vocab(merges):\n    return {}\n",
+        },
+    ),
+    "patches_the_reference.ipynb": (
+        "03",
+        {
+            "decode": "import tokcourse.bpe\n\ndef decode(ids, vocab):\n    return ''\n\n"
+            "tokcourse.bpe.decode = decode\n",
+        },
+    ),
+    "patches_a_builtin.ipynb": (
+        "03",
+        {
+            "decode": "import builtins\nbuiltins.isinstance = lambda *a: True\n"
+            + solution("decode"),
+        },
+    ),
+    "changes_the_package_files.ipynb": (
+        "00",
+        {
+            "merge": "import pathlib, tokcourse.bpe\n"
+            "pathlib.Path(tokcourse.bpe.__file__).write_text('# gone\\n')\n" + solution("merge"),
+        },
+    ),
+    "does_not_compile.ipynb": ("03", {"encode": "def encode(text, merges)\n    return []\n"}),
+}
+BROKEN_FILES = {
+    "not_json.ipynb": "{ this is not json",
+    "not_a_notebook.ipynb": json.dumps([1, 2, 3]),
+    "no_chapter.ipynb": json.dumps(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('hello')")])
+    ),  # fmt: skip
+    "03_encode_decode_broken.ipynb": "\x00\x01 not text",
+}
+
+
+@pytest.fixture(scope="module")
+def editions(tmp_path_factory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("student")
+    return {p.name[:2]: p for p in student.write_all(out)}
+
+
+def make_classroom(folder: Path, editions: dict[str, Path]):
+    """The class's folder, what each file's rows must say, and the rows the grader wrote."""
+    expected: dict[tuple[str, str], tuple[str, str]] = {}  # (file, exercise): (status, input)
+    for ch in CHAPTERS:
+        edition = editions[ch.number]
+        untouched = submit(edition, folder / "untouched" / ch.filename, {})
+        solved = submit(edition, folder / "solved" / f"{ch.number}-all.ipynb",
+                        {ex: solution(ex) for ex in ch.exercises})  # fmt: skip
+        for ex in ch.exercises:
+            expected[str(untouched), ex] = ("not attempted", "")
+            expected[str(solved), ex] = ("passed", "")
+        bugs = {ex: [b for b in BUGS if b.exercise == ex] for ex in ch.exercises}
+        for round_ in range(max(len(v) for v in bugs.values())):
+            answers, want = {}, {}
+            for ex, found in bugs.items():
+                if round_ < len(found):
+                    bug = found[round_]
+                    verdict = run_check(check.exercise(ex), bug.fn, quiet=True)
+                    assert verdict.status in FAILED_KINDS, (bug.id, verdict.status)
+                    answers[ex] = answer_source(bug.fn, ex)
+                    shown = verdict.case.call_repr(ex) if verdict.case else ""
+                    want[ex] = ("failed", shown)
+                else:
+                    answers[ex], want[ex] = solution(ex), ("passed", "")
+            path = submit(edition, folder / "bugs" / f"{ch.number}-round{round_}.ipynb", answers)
+            expected.update({(str(path), ex): v for ex, v in want.items()})
+    for name, (number, answers) in HOSTILE.items():
+        submit(editions[number], folder / "hostile" / name, answers)
+    for name, text in BROKEN_FILES.items():
+        (folder / "hostile" / name).write_text(text, encoding="utf-8")
+    rows = grader.grade([folder], grader.Limits(timeout=8, notebook_timeout=120), jobs=2)
+    return expected, rows
+
+
+@pytest.fixture(scope="module")
+def classroom(editions):
+    """Made and graded once per test run, whichever worker of pytest-xdist asks first (the
+    others wait for it and read its record): grading the class is the slow part."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "single")
+    base = ROOT / "_build" / "test-grade"
+    base.mkdir(parents=True, exist_ok=True)
+    record = base / f"{run}.json"
+    with open(base / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not record.is_file():
+            for old in base.iterdir():
+                if old.name != ".lock":
+                    shutil.rmtree(old) if old.is_dir() else old.unlink()
+            folder = base / run
+            expected, rows = make_classroom(folder, editions)
+            data = {
+                "folder": str(folder),
+                "expected": [[*key, *value] for key, value in expected.items()],
+                "rows": [dataclasses.asdict(r) for r in rows],
+            }
+            record.write_text(json.dumps(data), encoding="utf-8")
+    data = json.loads(record.read_text(encoding="utf-8"))
+    expected = {(a, b): (c, d) for a, b, c, d in data["expected"]}
+    return Path(data["folder"]), expected, [grader.Row(**r) for r in data["rows"]]
+
+
+def assert_verdicts(rows, expected) -> None:
+    """Every expected row is there with its status, and a failure with the check's input."""
+    got = {(r.submission, r.exercise): r for r in rows}
+    wrong = []
+    for key, (status, failing) in expected.items():
+        row = got.get(key)
+        if row is None or row.status != status or (failing and row.input != failing):
+            wrong.append((key, (status, failing), row and (row.status, row.input, row.detail)))
+    assert not wrong, f"{len(wrong)} rows differ, e.g. {wrong[:3]}"
+
+
+def test_solutions_pass_stubs_are_not_attempted_and_every_bug_fails(classroom):
+    _, expected, rows = classroom
+    assert len(expected) > 300
+    assert_verdicts(rows, expected)
+
+
+def test_every_row_has_a_known_status_and_one_line_detail(classroom):
+    _, _, rows = classroom
+    for row in rows:
+        assert row.status in grader.STATUSES and "\n" not in row.detail and row.detail
+
+
+def rows_of(classroom, name: str) -> dict[str, grader.Row]:
+    folder, _, rows = classroom
+    return {r.exercise: r for r in rows if r.submission == str(folder / "hostile" / name)}
+
+
+@pytest.mark.parametrize(
+    ("name", "exercise", "status", "reason"),
+    [
+        ("loops_at_top.ipynb", "get_stats", "error", "ran over"),
+        ("loops_in_function.ipynb", "get_stats", "failed", "stuck"),
+        ("exits_at_top.ipynb", "get_stats", "error", "sys.exit(3)"),
+        ("exits_in_function.ipynb", "get_stats", "failed", "sys.exit(0)"),
+        ("os_exit_in_function.ipynb", "get_stats", "error", "ended the grading process"),
+        ("os_exit_in_function.ipynb", "merge", "not attempted", "NotImplementedError"),
+        ("os_exit_at_top.ipynb", "merge", "error", "ended"),
+        ("os_exit_at_top.ipynb", "get_stats", "error", "ended"),
+        ("prints_50mb.ipynb", "get_stats", "passed", "correct"),
+        ("eats_memory.ipynb", "get_stats", "failed", "MemoryError"),
+        ("hands_in_the_course_function.ipynb", "encode", "failed", "course's own function"),
+        ("wraps_the_course_function.ipynb", "encode", "failed", "calls the course's own"),
+        ("patches_the_check.ipynb", "build_vocab", "failed", "exercises._judge"),
+        ("patches_the_check.ipynb", "encode", "failed", "changes the course's code"),
+        ("patches_the_reference.ipynb", "decode", "failed", "tokcourse.bpe.decode"),
+        ("patches_a_builtin.ipynb", "decode", "failed", "builtins.isinstance"),
+        ("changes_the_package_files.ipynb", "merge", "failed", "course's files"),
+        ("does_not_compile.ipynb", "encode", "error", "SyntaxError"),
+        ("does_not_compile.ipynb", "decode", "not attempted", "NotImplementedError"),
+        ("not_json.ipynb", "", "error", "not JSON"),
+        ("not_a_notebook.ipynb", "", "error", "not a Jupyter notebook"),
+        ("no_chapter.ipynb", "", "error", "not a chapter of the course"),
+        ("03_encode_decode_broken.ipynb", "encode", "error", "not a notebook"),
+    ],
+)
+def test_a_hostile_submission_gets_its_reason(classroom, name, exercise, status, reason):
+    row = rows_of(classroom, name).get(exercise)
+    assert row is not None, f"no row for {exercise!r} of {name}"
+    assert (row.status, reason in row.detail) == (status, True), row
+
+
+def test_a_damaged_package_copy_is_replaced_before_the_next_submission(classroom):
+    # after changes_the_package_files, the copy it wrote to is fresh again: every later
+    # submission graded in that slot still passes (the solved notebooks, all passed above)
+    folder, _, rows = classroom
+    solved = [r for r in rows if "/solved/" in r.submission]
+    assert solved and all(r.status == "passed" for r in solved)
+
+
+# --- the test above fails on a grader that trusts the notebook's saved outputs ----------------
+
+
+def outputs_grader(paths: list[Path]) -> list[grader.Row]:
+    """A grader that believes what the check cells printed when the student ran them."""
+    rows = []
+    for path in grader.find_submissions(paths):
+        try:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            cells = nb["cells"]
+        except Exception:
+            continue
+        number = nb.get("metadata", {}).get("tokcourse", {}).get("chapter", "")
+        for cell in cells:
+            if "exercise-check" not in cell.get("metadata", {}).get("tags", []):
+                continue
+            name = "".join(cell["source"]).split("check.")[-1].split("(")[0]
+            text = "".join(o.get("text", "") for o in cell.get("outputs", []))
+            status = "passed" if "✅" in text else "failed" if "❌" in text else "not attempted"
+            rows.append(grader.Row(str(path), number, name, status, text[:80]))
+    return rows
+
+
+def forge(path: Path, target: Path) -> Path:
+    """The notebook with every check cell's output forged to ✅."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if "exercise-check" in cell.get("metadata", {}).get("tags", []):
+            cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "✅ ok\n"}]
+    target.write_text(json.dumps(nb), encoding="utf-8")
+    return target
+
+
+def test_the_tests_reject_a_grader_that_trusts_saved_outputs(classroom, tmp_path):
+    folder, expected, _ = classroom
+    # the whole class as students would hand it in after running it: forged outputs
+    forged = {}
+    for (path, exercise), verdict in expected.items():
+        copy = tmp_path / Path(path).relative_to(folder)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if not copy.exists():
+            forge(Path(path), copy)
+        forged[str(copy), exercise] = verdict
+    with pytest.raises(AssertionError, match="rows differ"):
+        assert_verdicts(outputs_grader([tmp_path]), forged)
+    # and the real grader, on the same forged notebooks, is not fooled
+    sample = {k: v for k, v in forged.items() if "/untouched/" in k[0] or "round0" in k[0]}
+    real = grader.grade(sorted({Path(k[0]) for k in sample}), grader.Limits(timeout=20), jobs=2)
+    assert_verdicts(real, sample)
+
+
+# --- the command line --------------------------------------------------------------------------
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tokcourse.grade", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+
+def test_the_command_line_writes_the_csv_json_and_a_summary(editions, tmp_path):
+    ch = chapter("03")
+    good = submit(editions["03"], tmp_path / "in" / "ana.ipynb",
+                  {"encode": solution("encode")})  # fmt: skip
+    wrong = [b for b in BUGS if b.id == "encode-max-not-min"][0]
+    bad = submit(editions["03"], tmp_path / "in" / "sub" / "ben.ipynb",
+                 {"encode": answer_source(wrong.fn, "encode")})  # fmt: skip
+    done = run_cli("in", "--out", "report.csv", "--timeout", "30", "--jobs", "2",
+                   "--json", "rows.json", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "report.csv").read_text(encoding="utf-8")
+    assert text.splitlines()[0] == "submission,chapter,exercise,status,detail"
+    table = list(csv.DictReader(io.StringIO(text)))
+    assert [(r["submission"], r["exercise"]) for r in table] == [
+        (str(p.relative_to(tmp_path)), ex) for p in (good, bad) for ex in ch.exercises
+    ]
+    status = {(Path(r["submission"]).name, r["exercise"]): r["status"] for r in table}
+    assert status["ana.ipynb", "encode"] == "passed" and status["ben.ipynb", "encode"] == "failed"
+    assert status["ana.ipynb", "decode"] == "not attempted"
+    assert {r["chapter"] for r in table} == {"03"}
+    as_json = json.loads((tmp_path / "rows.json").read_text(encoding="utf-8"))
+    assert [r["status"] for r in as_json] == [r["status"] for r in table]
+    # the summary: per exercise, and the commonest failing input of encode
+    line = next(x for x in done.stdout.splitlines() if x.split()[1:2] == ["encode"])
+    assert line.split()[2:6] == ["1", "1", "0", "0"] and "encode(" in line
+
+
+def test_json_to_standard_output_and_a_json_report(editions, tmp_path):
+    submit(editions["00"], tmp_path / "x.ipynb", {})
+    done = run_cli("x.ipynb", "--out", "r.json", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)
+    assert rows == json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert {r["status"] for r in rows} == {"not attempted"} and len(rows) == 2
+
+
+def test_a_missing_path_is_a_usage_error(tmp_path):
+    done = run_cli("nowhere", "--out", "r.csv", cwd=tmp_path)
+    assert done.returncode == 2 and "nowhere" in done.stderr
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_the_grader_renames_nothing_a_student_wrote(editions, tmp_path):
+    # a stub cell keeps its tag and its def line in the edition, where a student finds it
+    for number, path in editions.items():
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for ex in chapter(number).exercises:
+            assert nb["cells"][stub_index(nb, ex)]["source"]
+
+
+def test_the_instructors_page_shows_the_real_command():
+    page = (ROOT / "book" / "instructors.md").read_text(encoding="utf-8")
+    assert "python -m tokcourse.grade" in page and "--out report.csv" in page
+    for status in grader.STATUSES:
+        assert f"`{status}`" in page
