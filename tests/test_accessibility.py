@@ -31,6 +31,7 @@ BOOK_PAGES = [
     "how_to_use",
     "playground",
     "setup",
+    "instructors",
     "glossary",
     "references",
     "acknowledgements",

@@ -24,6 +24,7 @@ import pytest
 from tests._ci import missing_tool
 from tests.conftest import NOTEBOOKS, ROOT
 from tools import notebooks as nbtools
+from tools import student
 
 HTML = ROOT / "_build" / "html"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -94,15 +95,22 @@ def test_every_chapter_page_is_built(build_log, path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_launch_buttons_open_the_committed_notebook(build_log, path):
+def test_launch_buttons_open_the_student_edition(build_log, path):
     html = page(f"notebooks/{path.stem}")
-    slug = nbtools.repository_url().removeprefix("https://github.com/")
-    rel = f"notebooks/{path.name}"
-    colab = f"https://colab.research.google.com/github/{slug}/blob/main/{rel}"
-    binder = f"https://mybinder.org/v2/gh/{slug}/main?urlpath=lab/tree/{rel}"
-    assert f'href="{colab}"' in html
-    assert f'href="{binder.replace("&", "&amp;")}"' in html
-    assert (ROOT / rel).is_file()
+    repo = nbtools.repository_url()
+    assert f'href="{student.colab_url(repo, path.name)}"' in html
+    assert f'href="{student.binder_url(repo, path.name).replace("&", "&amp;")}"' in html
+    assert "blob/main/notebooks/" not in html and "lab/tree/notebooks/" not in html
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_student_edition_numbers_exercises_as_the_book_does(build_log, path, tmp_path):
+    shown = re.findall(r"Exercise (\d+\.\d+)", page(f"notebooks/{path.stem}"))
+    book = list(dict.fromkeys(x for x in shown))  # each number in order of first appearance
+    edition = nbformat.read(student.write_all(tmp_path, [path])[0], as_version=4)
+    boxes = re.findall(r"^> \*\*Exercise (\d+\.\d+)", "\n".join(
+        c.source for c in edition.cells if c.cell_type == "markdown"), re.M)  # fmt: skip
+    assert boxes == [x for x in book if x.startswith(f"{int(path.name[:2])}.")]
 
 
 def test_plotly_js_is_served_locally(build_log):

@@ -4,8 +4,9 @@ Colab runs Python 3.12, and a chapter's first code cell installs the course ther
 ``pip install`` of the repository, next to the ``ipykernel`` Colab already has. So here: a venv
 from Python 3.12 with ``pip install .`` of the checkout plus ``ipykernel`` and nothing from the
 development extras (``tools/pythons.py`` builds it in ``.venv-py3.12`` and reuses it), and
-every notebook executed in student mode (stubs untouched, each check cell run twice) by a kernel
-running that venv's interpreter.
+every chapter's *student edition* (``tools/student.py``: what the Colab badge opens) executed
+in student mode (stubs untouched, each check cell run twice) by a kernel running that venv's
+interpreter.
 
 ``make test-python PY=3.13`` runs this file for another version (``TOKCOURSE_TEST_PYTHON``).
 Without the interpreter the tests skip; under ``CI=true`` they fail.
@@ -25,7 +26,7 @@ from jupyter_client.kernelspec import KernelSpecManager
 from tests._ci import missing_tool
 from tests.conftest import NOTEBOOKS, execute_notebook
 from tests.test_notebooks import assert_student_mode, student_mode
-from tools import pythons
+from tools import pythons, student
 
 pytestmark = pytest.mark.notebooks
 
@@ -63,9 +64,16 @@ def probe(nb) -> dict:
     return json.loads(line.removeprefix("PROBE "))
 
 
+@pytest.fixture(scope="module")
+def editions(tmp_path_factory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("student")
+    return {p.name: p for p in student.write_all(out)}
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_chapter_runs_as_committed(python_env, path, monkeypatch):
+def test_chapter_runs_from_its_student_edition(python_env, editions, path, monkeypatch):
     """Student mode (see ``tests/test_notebooks.py``): stubs untouched, check cells run twice."""
+    path = editions[path.name]
     nb = student_mode(nbformat.read(path, as_version=4))
     nb.cells.append(nbformat.v4.new_code_cell(PROBE))
     specs = KernelSpecManager(kernel_dirs=[str(python_env.kernel_dir)])

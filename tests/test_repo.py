@@ -16,7 +16,7 @@ import yaml
 
 from tests.conftest import NOTEBOOKS, ROOT
 from tools import notebooks as nbtools
-from tools import sync_repo_url
+from tools import student, sync_repo_url
 
 TOC_NOTEBOOKS = [
     entry["file"]
@@ -111,8 +111,8 @@ def test_sync_url_publishes_a_fork(tmp_path):
     changed = {p.name for p in sync_repo_url.sync(copy)}
     assert "README.md" in changed and all(f"{p.stem}.ipynb" in changed for p in NOTEBOOKS)
     readme = (copy / "README.md").read_text()
-    assert "colab.research.google.com/github/someone/fork/blob/main/notebooks/" in readme
-    assert "mybinder.org/v2/gh/someone/fork/main" in readme
+    assert "colab.research.google.com/github/someone/fork/blob/student/student/" in readme
+    assert "mybinder.org/v2/gh/someone/fork/student?urlpath=lab/tree/student/" in readme
     assert "https://someone.github.io/fork/" in readme  # the published book
     assert "github.com/karpathy/minbpe" in readme  # other projects' links untouched
     assert "tokcourse/tokcourse" not in readme
@@ -128,23 +128,13 @@ def test_repository_url_rejects_a_non_github_value(tmp_path):
         nbtools.repository_url(tmp_path)
 
 
-def test_readme_links_open_committed_notebooks():
+def test_readme_badges_open_the_student_edition():
     readme = (ROOT / "README.md").read_text()
-    slug = nbtools.repository_url().removeprefix("https://github.com/")
-    colab = re.findall(
-        r"colab\.research\.google\.com/github/([^/]+/[^/]+)/blob/main/([^)\s]+)", readme
-    )
-    binder = re.findall(
-        r"mybinder\.org/v2/gh/([^/]+/[^/]+)/main\?urlpath=lab/tree/([^)\s]+)", readme
-    )
-    assert colab and binder
-    for s, path in colab + binder:
-        assert s == slug
-        assert (ROOT / path).is_file(), path
+    repo = nbtools.repository_url()
     for nb in NOTEBOOKS:
-        assert f"notebooks/{nb.name}" in readme, (
-            f"{nb.name} missing from the README's chapter table"
-        )
+        assert f"({student.colab_url(repo, nb.name)})" in readme, nb.name
+        assert f"({student.binder_url(repo, nb.name)})" in readme, nb.name
+    assert "blob/main/notebooks/" not in readme and "lab/tree/notebooks/" not in readme
 
 
 def test_readme_shows_the_two_commands_and_ci_runs_the_test_one():

@@ -39,6 +39,10 @@
    content">`` around "Show code cell source", so the name a screen reader announces is not
    the text a sighted reader sees (WCAG 2.5.3, label in name). We write the summary without
    the ``aria-label``: its name is its visible text.
+9. The launch buttons of a chapter open its *student edition* (``tools/student.py``), which the
+   deploy workflow publishes to the repository's ``student`` branch: sphinx-book-theme points
+   Colab and Binder at ``notebooks/NN_slug.ipynb`` on ``main``, the book's own source, where a
+   student would meet raw MyST and the guard cells. We rewrite those two URLs.
 """
 
 from __future__ import annotations
@@ -47,12 +51,19 @@ import copy
 import os
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import tokcourse_playground
 from sphinx.util import logging
 
 from tokcourse.course.plotting import BOOK_BUILD_ENV
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # tools/ (the student edition's URLs) lives at the root
+    sys.path.insert(0, str(ROOT))
+
+from tools import student  # noqa: E402
 
 PLOTLY_JS = "plotly.min.js"
 BOOK_CSS = Path(__file__).resolve().parents[1] / "_static" / "tokcourse.css"
@@ -204,6 +215,31 @@ def _number_exercises_by_chapter(app, env) -> list[str]:
     return []
 
 
+def _launch_the_student_edition(app, pagename, templatename, context, doctree) -> None:
+    """Colab and Binder buttons of a chapter page: the student edition, not the book's source."""
+    match = CHAPTER_DOC.match(pagename)
+    if match is None or "header_buttons" not in context:
+        return
+    repo = student.repository_url(ROOT)
+    name = f"{pagename.split('/', 1)[1]}.ipynb"
+    urls = {
+        "colab.research.google.com": student.colab_url(repo, name),
+        "mybinder.org": student.binder_url(repo, name),
+    }
+
+    def rewrite(buttons: list) -> None:
+        for button in buttons:
+            if not isinstance(button, dict):
+                continue
+            url = button.get("url", "")
+            for host, new in urls.items():
+                if isinstance(url, str) and f"//{host}/" in url:
+                    button["url"] = new
+            rewrite(button.get("buttons", []))
+
+    rewrite(context["header_buttons"])
+
+
 def _cached_outputs_in_the_original() -> None:
     from myst_nb.core.execute.cache import NotebookClientCache
 
@@ -234,6 +270,8 @@ def setup(app):
     app.connect("html-page-context", _add_playground_where_needed)
     app.connect("build-finished", _write_playground)
     app.connect("env-get-updated", _number_exercises_by_chapter, priority=900)
+    # after sphinx-book-theme's add_launch_buttons (priority 501)
+    app.connect("html-page-context", _launch_the_student_edition, priority=800)
     # last, after every handler that adds a script to the page
     app.connect("html-page-context", _include_each_script_once, priority=1000)
     app.connect("builder-inited", _label_hidden_input_by_its_text)
