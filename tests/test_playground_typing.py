@@ -61,6 +61,11 @@ HARD = [
     "it’s don‘t",  # not ASCII apostrophes: no contraction
     "naïve café's 中文's 👋'll",
     "HTTPServer's camelCase'LL ÉCOLE'S",
+    # GPT-4o: a word can give back capitals to end at a caseless letter or a mark, having read
+    # the capitals after it; one lower-case letter typed after them joins them all
+    "中ABCdef 中AB'S",
+    "a 天天中彩票APPs",  # " 天天中彩票", "APP" until the "s": then one chunk, other ids
+    "A\u0301BCde xʰYZw",
     # digits: GPT-2 takes a run, GPT-4 and GPT-4o groups of three
     "1234567 89",
     "3.14159 and 2,718,281,828",
@@ -94,7 +99,7 @@ def typing_runs() -> list[list[str]]:
     return runs
 
 
-ALPHABET = list("'''''sstrelvdmRELVDSM     \n\r\t1234xaWwI<|>.!,é中👋▁\u0301ſ’")
+ALPHABET = list("'''''sstrelvdmRELVDSMABCʰ     \n\r\t1234xaWwI<|>.!,é中👋▁\u0301ſ’")
 
 
 def random_runs(seed: int, edits: int) -> list[list[str]]:
@@ -184,7 +189,7 @@ EDIT_RUNNER = """(async (runs) => {
           if (r.examples.length < 3) r.examples.push({text, ids: [...engine.ids]});
         }
         if (!same(fingerprint(control.ids), want)) r.control++;
-        if (run.offsets) {
+        if (run.offsets && (e + 1) % run.offsets === 0) {  // every run.offsets-th edit
           const whole = api.encodeWhole(tok, text);
           const ok = whole.ids.length === engine.ids.length && whole.ids.every((id, k) =>
             whole.starts[k] === engine.starts[k] && whole.ends[k] === engine.ends[k]);
@@ -209,7 +214,8 @@ def site(tmp_path_factory) -> Path:
     )
 
 
-def run_edits(page, runs: list[list[str]], offsets: bool) -> dict:
+def run_edits(page, runs: list[list[str]], offsets: int) -> dict:
+    """Drive the engine through ``runs`` in the page; offsets checked every ``offsets``-th edit."""
     payload = [
         {
             "start": states[0],
@@ -239,13 +245,13 @@ def check(out: dict, runs: list[list[str]]) -> None:
 
 def test_every_prefix_of_hard_strings_typed_and_deleted(browser, site):
     runs = typing_runs()
-    out = run_edits(open_widget(browser, site), runs, offsets=True)
+    out = run_edits(open_widget(browser, site), runs, offsets=1)
     check(out, runs)
 
 
 def test_random_single_character_edits_in_long_texts(browser, site):
-    runs = random_runs(38, 400)
-    out = run_edits(open_widget(browser, site), runs, offsets=False)
+    runs = random_runs(38, 1000)
+    out = run_edits(open_widget(browser, site), runs, offsets=10)
     check(out, runs)
 
 
