@@ -416,6 +416,47 @@ def test_characters_without_a_font_show_their_code_point(browser, site):
     assert "é" in shown and "ж" in shown  # the book's fonts cover these
 
 
+def test_positions_and_lengths_are_whole_characters(browser, site):
+    """The text box's part and the rows' window say where they are in characters (code points,
+    as the status line counts them), whole numbers, for one long line and for many lines."""
+    import re
+
+    numbers = re.compile(r"characters ([\d,.]+)–([\d,.]+) of ([\d,.]+)")
+    for text in (
+        ("We're 👋 here. " * 70_000)[:1_000_000],
+        "".join(f"line {i} 👋 é\n" for i in range(60_000)),
+    ):
+        page = open_widget(browser, site)
+        _, version = paste(page, text)
+        painted(page, version)
+        status = page.wait_for(
+            f"(() => {{ const s = document.querySelector('.tkp-status').textContent;"
+            f" return s.startsWith({json.dumps(f'{len(text):,} characters')}) && s; }})()",
+            timeout=30,
+        )
+        assert status
+        shown = page.evaluate(
+            f"(() => {{ const b = {BOX}; return [b.partWhere.textContent, b.where.textContent,"
+            " document.querySelector('textarea').value, b.model.ea, b.model.eb]; })()"
+        )
+        part, where, box, ea, eb = shown
+        assert isinstance(ea, int) and isinstance(eb, int), (ea, eb)
+        for sentence in (part, where):
+            found = numbers.search(sentence)
+            assert found, sentence
+            assert "." not in "".join(found.groups()), sentence
+            first, last, total = (int(g.replace(",", "")) for g in found.groups())
+            assert total == len(text), sentence  # one unit: the status line's
+            assert 1 <= first <= last <= total
+        first, last, _ = (int(g.replace(",", "")) for g in numbers.search(part).groups())
+        assert text[first - 1 : last] == box  # the box holds exactly those characters
+        first, last, _ = (int(g.replace(",", "")) for g in numbers.search(where).groups())
+        row = rows(page)["cl100k_base"]
+        assert isinstance(row["from"], int) and isinstance(row["to"], int)
+        assert text[first - 1 : last] == utf16_slice(text, row["from"], row["to"])
+        assert page.errors() == []
+
+
 # ----------------------------------------------------------------------- speed
 
 
