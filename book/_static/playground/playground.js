@@ -653,7 +653,10 @@
         if (row.error) {
           // the library refuses this text (sentencepiece and a lone surrogate): say so, no ids
           row.stats.textContent = "refused";
+          const focused = row.txt.contains(document.activeElement);
           row.txt.replaceChildren(el("span", "empty", `${api.tokenizerSpec(name).label} refuses this text: ${row.error}`));
+          row.txt.tabIndex = -1;
+          if (focused) row.txt.focus(); // the keyboard stays in the row, not on the page
           delete row.row.dataset.count;
           counts.push(`${api.tokenizerSpec(name).label}: refused`);
           continue;
@@ -692,6 +695,11 @@
     }
 
     drawRow(row, d, text, family) {
+      // A token with the keyboard focus is about to be replaced (a Tab right after a keystroke
+      // lands on a token before the redraw): give the focus to the token at the same place in
+      // the row (its number in the whole text), or to the row, never let it fall to the page.
+      const active = document.activeElement;
+      const focused = row.txt.contains(active) ? (active.dataset.k !== undefined ? row.i0 + Number(active.dataset.k) : -1) : null;
       const w = d.win, frag = document.createDocumentFragment();
       let prevEnd = w.from;
       const n = w.ids.length;
@@ -706,9 +714,13 @@
       if (!n && d.count === 0) frag.appendChild(el("span", "empty", "(no tokens)"));
       row.txt.replaceChildren(frag);
       row.focus = -1;
+      row.i0 = w.i0;
       const first = row.txt.querySelector(".tok");
       if (first) first.tabIndex = 0;
       else row.txt.tabIndex = -1;
+      if (focused === null) return;
+      if (first) this.select(row, Math.max(0, focused - w.i0), true);
+      else row.txt.focus();
     }
 
     /** Text no token covers (BERT drops white space): drawn faintly, outside any box. */
