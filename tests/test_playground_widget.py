@@ -416,6 +416,48 @@ def test_characters_without_a_font_show_their_code_point(browser, site):
     assert "é" in shown and "ж" in shown  # the book's fonts cover these
 
 
+CONTRAST_TEXTS = [
+    # BERT's gaps and marks, raw bytes, a special token, [UNK], no font, a refused row
+    "a  b\t\u200bc\n 👋🏽 <|endoftext|> \U00013000 \u0378 x\ud800",
+    " \n\t  ",  # white space alone: BERT's "(no tokens)", drawn between no boxes
+]
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_every_mark_reaches_aa_contrast_in_the_book_theme(browser, tmp_path, mode):
+    """In the book's theme, light and dark: every text the widget draws (marks, gaps, notes,
+    code point labels, raw bytes) reaches 4.5:1 on what is behind it."""
+    from tests.test_playground_stepper import CONTRAST_JS, theme_css
+
+    links = "".join(f'<link rel="stylesheet" href="{css.as_uri()}">' for css in theme_css())
+    body = (
+        f'<script>document.documentElement.dataset.theme = "{mode}";'
+        f'document.documentElement.dataset.mode = "{mode}";</script>{links}'
+        '<div class="bd-container"><main class="bd-main"><div class="bd-article-container">'
+        '<article class="bd-article"><section><h2>Tokenizer playground</h2>'
+        '<div class="tokcourse-playground" data-text="x"></div>'
+        "</section></article></div></main></div>"
+    )
+    page = open_widget(browser, write_site(tmp_path / f"theme-{mode}", body))
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == ("rgb(255, 255, 255)" if mode == "light" else "rgb(18, 18, 18)")
+    page.evaluate(f"window.__contrast = (() => {{ {CONTRAST_JS}; return contrast; }})(); 1")
+    seen = set()
+    for text in CONTRAST_TEXTS:
+        _, version = paste(page, text)
+        painted(page, version)
+        worst = page.evaluate("window.__contrast(document.querySelector('.tokcourse-playground'))")
+        assert worst[0] >= 4.5, (mode, text, worst)
+        seen |= set(
+            page.evaluate(
+                "[...document.querySelectorAll('.tokcourse-playground .txt *')]"
+                ".flatMap((n) => [...n.classList])"
+            )
+        )
+    # every kind of mark was on the page when it was measured
+    assert {"gap", "ws", "empty", "raw", "special", "unknown"} <= seen, seen
+
+
 def test_positions_and_lengths_are_whole_characters(browser, site):
     """The text box's part and the rows' window say where they are in characters (code points,
     as the status line counts them), whole numbers, for one long line and for many lines."""
