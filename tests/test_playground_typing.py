@@ -330,3 +330,18 @@ def test_a_focused_token_keeps_the_focus_across_a_redraw(browser, site):
         # the keyboard goes on from there
         key(page, "ArrowRight", 39)
         assert "token 2 of" in page.evaluate("document.querySelector('.tkp-details').textContent")
+    # a row that refuses the new text (Mistral, a lone surrogate) keeps the focus on itself,
+    # and hands it to a token when it has tokens again
+    mistral = ".row[data-encoding=mistral_v1] .txt"
+    for text, where in (("a\ud800", "txt"), ("back", "tok")):
+        page.evaluate(
+            f"(document.querySelector('{mistral} .tok') || document.querySelector('{mistral}'))"
+            ".focus()"
+        )
+        version = page.evaluate(f"{BOX}.version")
+        page.evaluate(f"{BOX}.replaceAll({json.dumps(text)})")
+        painted(page, version + 1)
+        assert page.evaluate(
+            "(() => { const a = document.activeElement;"
+            " return [a.className, a.closest('.row').dataset.encoding]; })()"
+        ) == [where, "mistral_v1"], ascii(text)
