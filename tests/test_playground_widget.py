@@ -416,6 +416,89 @@ def test_characters_without_a_font_show_their_code_point(browser, site):
     assert "é" in shown and "ж" in shown  # the book's fonts cover these
 
 
+CONTRAST_TEXTS = [
+    # BERT's gaps and marks, raw bytes, a special token, [UNK], no font, a refused row
+    "a  b\t\u200bc\n 👋🏽 <|endoftext|> \U00013000 \u0378 x\ud800",
+    " \n\t  ",  # white space alone: BERT's "(no tokens)", drawn between no boxes
+]
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_every_mark_reaches_aa_contrast_in_the_book_theme(browser, tmp_path, mode):
+    """In the book's theme, light and dark: every text the widget draws (marks, gaps, notes,
+    code point labels, raw bytes) reaches 4.5:1 on what is behind it."""
+    from tests.test_playground_stepper import CONTRAST_JS, theme_css
+
+    links = "".join(f'<link rel="stylesheet" href="{css.as_uri()}">' for css in theme_css())
+    body = (
+        f'<script>document.documentElement.dataset.theme = "{mode}";'
+        f'document.documentElement.dataset.mode = "{mode}";</script>{links}'
+        '<div class="bd-container"><main class="bd-main"><div class="bd-article-container">'
+        '<article class="bd-article"><section><h2>Tokenizer playground</h2>'
+        '<div class="tokcourse-playground" data-text="x"></div>'
+        "</section></article></div></main></div>"
+    )
+    page = open_widget(browser, write_site(tmp_path / f"theme-{mode}", body))
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == ("rgb(255, 255, 255)" if mode == "light" else "rgb(18, 18, 18)")
+    page.evaluate(f"window.__contrast = (() => {{ {CONTRAST_JS}; return contrast; }})(); 1")
+    seen = set()
+    for text in CONTRAST_TEXTS:
+        _, version = paste(page, text)
+        painted(page, version)
+        worst = page.evaluate("window.__contrast(document.querySelector('.tokcourse-playground'))")
+        assert worst[0] >= 4.5, (mode, text, worst)
+        seen |= set(
+            page.evaluate(
+                "[...document.querySelectorAll('.tokcourse-playground .txt *')]"
+                ".flatMap((n) => [...n.classList])"
+            )
+        )
+    # every kind of mark was on the page when it was measured
+    assert {"gap", "ws", "empty", "raw", "special", "unknown"} <= seen, seen
+
+
+def test_positions_and_lengths_are_whole_characters(browser, site):
+    """The text box's part and the rows' window say where they are in characters (code points,
+    as the status line counts them), whole numbers, for one long line and for many lines."""
+    import re
+
+    numbers = re.compile(r"characters ([\d,.]+)–([\d,.]+) of ([\d,.]+)")
+    for text in (
+        ("We're 👋 here. " * 70_000)[:1_000_000],
+        "".join(f"line {i} 👋 é\n" for i in range(60_000)),
+    ):
+        page = open_widget(browser, site)
+        _, version = paste(page, text)
+        painted(page, version)
+        status = page.wait_for(
+            f"(() => {{ const s = document.querySelector('.tkp-status').textContent;"
+            f" return s.startsWith({json.dumps(f'{len(text):,} characters')}) && s; }})()",
+            timeout=30,
+        )
+        assert status
+        shown = page.evaluate(
+            f"(() => {{ const b = {BOX}; return [b.partWhere.textContent, b.where.textContent,"
+            " document.querySelector('textarea').value, b.model.ea, b.model.eb]; })()"
+        )
+        part, where, box, ea, eb = shown
+        assert isinstance(ea, int) and isinstance(eb, int), (ea, eb)
+        for sentence in (part, where):
+            found = numbers.search(sentence)
+            assert found, sentence
+            assert "." not in "".join(found.groups()), sentence
+            first, last, total = (int(g.replace(",", "")) for g in found.groups())
+            assert total == len(text), sentence  # one unit: the status line's
+            assert 1 <= first <= last <= total
+        first, last, _ = (int(g.replace(",", "")) for g in numbers.search(part).groups())
+        assert text[first - 1 : last] == box  # the box holds exactly those characters
+        first, last, _ = (int(g.replace(",", "")) for g in numbers.search(where).groups())
+        row = rows(page)["cl100k_base"]
+        assert isinstance(row["from"], int) and isinstance(row["to"], int)
+        assert text[first - 1 : last] == utf16_slice(text, row["from"], row["to"])
+        assert page.errors() == []
+
+
 # ----------------------------------------------------------------------- speed
 
 

@@ -24,8 +24,11 @@
  *   tok.nextChunkEnd(text, start) -> end        the chunk that starts at boundary `start`
  *       ends at `end` (> start). The chunks cover the text without gaps; the chunks from a
  *       boundary on depend only on text.slice(start) and on whether start is 0.
- *   tok.safeBoundary(text, b) -> boolean        true if the chunks before boundary b (b > 0)
- *       depend only on text.slice(0, b + 1): an edit at or after b + 1 cannot change them.
+ *   tok.safeBoundary(text, b, known = b + 1) -> boolean    true if the chunks before boundary
+ *       b (0 < b < known) depend only on text.slice(0, known): an edit at or after `known`
+ *       cannot change them. The engine passes where an edit begins. A chunk may read past its
+ *       own end (GPT-2's "'re", GPT-4o's word before "'re" or before capitals): each tokenizer
+ *       says how far, from its pattern, where it defines this method.
  *   tok.encodeChunk(text, start, end, out)      append the chunk's tokens to out.ids,
  *       out.starts, out.ends (plain arrays): the id, and the UTF-16 offsets in `text` of the
  *       first and past the last character the token's bytes come from (a token that covers

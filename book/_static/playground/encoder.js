@@ -170,6 +170,8 @@ tokcoursePlaygroundModule("tiktoken", function (api) {
       this.pattern = new RegExp(source, "gu");
       this.sticky = new RegExp(source, "yu"); // matches exactly at lastIndex (chunk by chunk)
       this.notSpace = new RegExp(`[^${classes.classes.S}]`, "u");
+      const c = classes.classes; // GPT-4o's [upper]: a run a word may read and give back
+      this.upperRun = name === "o200k_base" ? new RegExp(`[${c.Lu}${c.Lt}${c.Lm}${c.Lo}${c.M}]*`, "yu") : null;
       this.cache = new Map();
       this.piece = null; // the piece (text between special tokens) nextChunkEnd is in
     }
@@ -257,14 +259,74 @@ tokcoursePlaygroundModule("tiktoken", function (api) {
     }
 
     /**
-     * Chunks before b depend only on text up to b (inclusive) when the last character before
-     * b is not white space (a chunk that ends in anything else looks at most one character
-     * past its end) and no special token could begin at or before b and reach past it.
+     * Whether the chunks before boundary b are the same in every text that begins with
+     * text.slice(0, known) (known > b: the engine passes where an edit begins; by default b + 1).
+     *
+     * Why. A piece is cut from left to right: at each start the first alternative of the
+     * pattern that matches there is the chunk. Which alternative wins, and how far it reaches,
+     * depends only on the characters the regex engine reads while it tries the alternatives in
+     * order (and on where the piece ends); the same characters give the same chunk. So the
+     * chunks before b stand if none of them reads a character at or past `known`, and no
+     * special token is still open at b. What does a chunk [s, e) read past its end e?
+     *
+     * In all three patterns:
+     * - a run (`\p{L}++`, `\p{N}++`, `[^\s\p{L}\p{N}]++`, `[\r\n/]*` ...) reads the one character
+     *   that stops it, e; `\p{N}{1,3}` reads at most its three digits;
+     * - an alternative that fails at s reads s and at most s + 1 (an optional space or prefix,
+     *   then one character of the class after it), except the contractions below;
+     * - white space (`\s++$`, `\s+(?!\S)`, `\s*[\r\n]`) reads its whole run and the character
+     *   after it, however far that is: a boundary after white space is never safe. (White space
+     *   that ends before b - 1 reads at most b - 1: text[b - 1] is not white space.)
+     * - a special token ends a piece, and `$` and the look-aheads see that end: one that could
+     *   begin at or before b and end past it is not decided yet. One that begins after b
+     *   changes no read: past b a chunk only looks for a contraction's letters or (GPT-4o) for
+     *   [upper] below, and a special token begins with "<", which is neither, as the end of a
+     *   piece is neither.
+     * Where the three differ:
+     * - GPT-2 (r50k_base) tries `'(?:[sdmt]|ll|ve|re)` first at every start, in lower case. At
+     *   an apostrophe before l, v or r it reads one more character for "ll", "ve", "re"; when
+     *   that fails, the apostrophe alone is a punctuation chunk that ends at e and has read
+     *   e + 1. So a later chunk can join an earlier one: "We'r" is "We", "'", "r", and one "e"
+     *   more makes "'re" of "'" and "r". Rule: b after "'" and before l, v, r needs b + 2 known.
+     * - GPT-4 (cl100k_base) tries `'(?i:[sdmt]|ll|ve|re)` first too, but an apostrophe before a
+     *   letter is never a chunk alone: `[^\r\n\p{L}\p{N}]?+\p{L}++` takes it with its letters
+     *   ("'r"), so the contraction's second look falls inside the chunk or on its end. No chunk
+     *   reads past its end but white space: b needs b + 1 known, as the engine always has.
+     * - GPT-4o (o200k_base) has two ways for a later chunk to join an earlier one.
+     *   (1) Both word alternatives end with an optional contraction,
+     *   `(?i:'s|'t|'re|'ve|'m|'ll|'d)?`: a word that ends at e before an apostrophe has read
+     *   e + 1 and, after r, v or l, e + 2. "We'r" is "We", "'r"; the "e" makes "We're".
+     *   (2) Its words are not possessive. `[upper]*[lower]+` first takes the whole run of
+     *   [upper] (Lu Lt Lm Lo M) and then gives characters back until [lower] (Ll Lm Lo M)
+     *   can match. The caseless letters and marks are in both classes, so a word can end at one
+     *   of them having read every capital after it, and the character after those: " 天天中彩票APP"
+     *   is " 天天中彩票", "APP"; an "s" after it makes one chunk of all (other ids, too).
+     *   Otherwise a word reads only the character after it, as a run does.
+     *   Rule: b before "'" needs b + 3 known; b before a run of [upper] that ends at u (the
+     *   first character that is not [upper]) needs u + 1 known. The run is read only up to
+     *   `known`; it cannot hold many boundaries (a word takes all of it, or all but its last
+     *   capitals, which the next chunk takes), so the engine reads each run at most twice.
+     * Only the chunk that ends at b can read past b. A GPT-4o word that ends at b - 1 before
+     * "'" reads b + 1 only when text[b] is r, v or l, and then the next chunk is "'" with its
+     * letters, which covers b: b is no boundary. Chunks that end before b - 1 read at most two
+     * characters past their ends, but for a GPT-4o word before a run of [upper] that goes on
+     * past b: then the chunk that ends at b lies in that run too and reads it to the same end.
      */
-    safeBoundary(text, b) {
+    safeBoundary(text, b, known = b + 1) {
       if (b <= 0) return true;
       const last = text.codePointAt(b - 1) >= 0xdc00 && b >= 2 ? text.slice(b - 2, b) : text[b - 1];
       if (!this.notSpace.test(last)) return false;
+      let reads = b + 1; // text.slice(0, reads): all that the chunks before b may read
+      if (this.name === "r50k_base" && last === "'" && /^[lvr]$/.test(text[b] || "")) reads = b + 2;
+      if (this.upperRun && text[b] === "'") reads = b + 3;
+      else if (this.upperRun) { // GPT-4o: through the run of [upper] at b, up to `known`
+        // (to known + 1: a character that begins before `known` is read whole)
+        const run = this.upperRun, ahead = text.slice(b, known + 1);
+        run.lastIndex = 0;
+        run.exec(ahead);
+        if (run.lastIndex > 0) reads = b + run.lastIndex + 1;
+      }
+      if (reads > known) return false;
       for (const name of this.special.keys()) {
         for (let q = Math.max(0, b - name.length + 1); q <= b; q++) {
           if (name.startsWith(text.slice(q, b + 1))) return false;

@@ -3,11 +3,13 @@
  * only what the change can reach. Runs in the playground's Web Worker (and in tests on the page).
  *
  * Every tokenizer cuts text into chunks and encodes each chunk on its own (core.js's interface).
- * After an edit, the chunks before the edit stay as they were, back to a boundary the tokenizer
- * calls safe; from there we cut and encode again until a new chunk boundary lands on an old one
- * past the edit: what follows a boundary depends only on the text after it, so every later
- * chunk is the old one, shifted. A keystroke in a megabyte of text costs a few chunks, plus
- * copying the arrays of offsets.
+ * After an edit, the chunks before the edit stay as they were, back to a boundary b the
+ * tokenizer calls safe given the text before the edit (a chunk may read past its own end: GPT-2
+ * and GPT-4o join a contraction to what is before it; see encoder.js); from there we cut and
+ * encode again until a new chunk boundary lands on an old one past the edit: what follows a
+ * boundary depends only on the text after it (and on whether it is 0: SentencePiece's dummy
+ * prefix), so every later chunk is the old one, shifted. A keystroke in a megabyte of text costs
+ * a few chunks, plus copying the arrays of offsets.
  */
 tokcoursePlaygroundModule("engine", function (api) {
   "use strict";
@@ -54,9 +56,10 @@ tokcoursePlaygroundModule("engine", function (api) {
       if (s > 0 && (text.charCodeAt(newLen - s) & 0xfc00) === 0xdc00) s--;
       const delta = newLen - oldLen, newEditEnd = newLen - s;
       const nChunks = this.chunks.length - 1;
-      // restart at a safe boundary b <= p - 1 (or at 0)
+      // restart at a boundary b <= p - 1 whose chunks before it read only text[0, p), which
+      // the edit left as it was (or at 0)
       let k = p === 0 ? 0 : upperBound(this.chunks, p - 1, 0, nChunks) - 1;
-      while (k > 0 && !this.tok.safeBoundary(text, this.chunks[k])) k--;
+      while (k > 0 && !this.tok.safeBoundary(text, this.chunks[k], p)) k--;
       const b = this.chunks[k];
       // cut and encode again from b until a boundary past the edit is an old one
       const fresh = [], out = { ids: [], starts: [], ends: [] };
@@ -68,7 +71,8 @@ tokcoursePlaygroundModule("engine", function (api) {
         this.tok.encodeChunk(text, pos, end, out);
         pos = end;
         if (pos >= newEditEnd && pos < newLen) {
-          j = indexOf(this.chunks, pos - delta, k, nChunks);
+          // pos > 0: never the old chunk at 0, which was encoded as the first (a dummy prefix)
+          j = indexOf(this.chunks, pos - delta, Math.max(k, 1), nChunks);
           if (j >= 0) break;
         }
       }

@@ -93,6 +93,35 @@
     return out + quote;
   }
 
+  // ------------------------------------------------------------------ characters
+
+  const SURROGATE = /[\uD800-\uDFFF]/;
+
+  /**
+   * For each UTF-16 offset i of `offsets` (ascending), the number of characters in text[0, i):
+   * code points, as the status line and Python's len count them. The page gives every position
+   * and length in characters, never in the UTF-16 units JavaScript's offsets count (an emoji is
+   * one character and two units). Before the first surrogate, found natively, a unit is a
+   * character; after it, one pass counts the pairs.
+   */
+  function charsAt(text, offsets) {
+    const first = text.search(SURROGATE);
+    let k = Math.max(first, 1), pairs = 0; // pairs: low surrogates after a high one in text[0, k)
+    return offsets.map((i) => {
+      if (first < 0 || i <= first) return i;
+      for (; k < i; k++) {
+        if ((text.charCodeAt(k) & 0xfc00) === 0xdc00 && (text.charCodeAt(k - 1) & 0xfc00) === 0xd800) pairs++;
+      }
+      return i - pairs;
+    });
+  }
+
+  /** Characters [from, to) of text as the page says it: "3–17 of 20" (counted from 1). */
+  function span(text, from, to) {
+    const [a, b, n] = charsAt(text, [from, to, text.length]), f = (x) => x.toLocaleString("en");
+    return `${f(a + 1)}–${f(b)} of ${f(n)}`;
+  }
+
   // ------------------------------------------------------------------ missing fonts
 
   /**
@@ -177,11 +206,11 @@
 
     /** The excerpt: whole lines around `around`, at most `limit` characters, EXCERPT_LINES lines. */
     cut(around, limit) {
-      const text = this.text;
+      const text = this.text, third = Math.floor(limit / 3); // offsets are whole numbers
       // start a third of the way back from `around`, at a line start, and take whole lines
-      let ea = this.lineStart(Math.max(0, around - limit / 3), limit);
+      let ea = this.lineStart(Math.max(0, around - third), limit);
       let back = 0;
-      while (ea > 0 && back < EXCERPT_LINES / 3 && around - ea < limit / 3) { ea = this.lineStart(ea - 1, limit); back++; }
+      while (ea > 0 && back < EXCERPT_LINES / 3 && around - ea < third) { ea = this.lineStart(ea - 1, limit); back++; }
       let eb = ea, lines = 0;
       while (eb < text.length && lines < EXCERPT_LINES && eb - ea < limit) {
         const nl = text.indexOf("\n", eb);
@@ -213,7 +242,7 @@
       if (t <= 0) return 0;
       const nl = this.text.lastIndexOf("\n", t - 1);
       let start = nl + 1;
-      if (t - start > limit / 3) start = t; // a very long line: cut inside it
+      if (t - start > Math.floor(limit / 3)) start = t; // a very long line: cut inside it
       if (start > 0 && (this.text.charCodeAt(start) & 0xfc00) === 0xdc00) start--;
       return start;
     }
@@ -530,9 +559,8 @@
       const m = this.model;
       this.part.hidden = m.whole;
       if (m.whole) return;
-      const n = (x) => x.toLocaleString("en");
-      this.partWhere.textContent = `This text is long: the box holds characters ${n(m.ea + 1)}–${n(m.eb)} of ` +
-        `${n(m.text.length)} for editing. Counts and tokens cover all of it.`;
+      this.partWhere.textContent = `This text is long: the box holds characters ${span(m.text, m.ea, m.eb)} ` +
+        "for editing. Counts and tokens cover all of it.";
       this.partEarlier.disabled = m.ea === 0;
       this.partLater.disabled = m.eb >= m.text.length;
     }
@@ -625,7 +653,10 @@
         if (row.error) {
           // the library refuses this text (sentencepiece and a lone surrogate): say so, no ids
           row.stats.textContent = "refused";
+          const focused = row.txt.contains(document.activeElement);
           row.txt.replaceChildren(el("span", "empty", `${api.tokenizerSpec(name).label} refuses this text: ${row.error}`));
+          row.txt.tabIndex = -1;
+          if (focused) row.txt.focus(); // the keyboard stays in the row, not on the page
           delete row.row.dataset.count;
           counts.push(`${api.tokenizerSpec(name).label}: refused`);
           continue;
@@ -651,8 +682,7 @@
       const whole = wa === 0 && wb === text.length;
       this.nav.hidden = whole;
       if (!whole) {
-        this.where.textContent = `Showing characters ${(wa + 1).toLocaleString("en")}–${wb.toLocaleString("en")} of ` +
-          `${text.length.toLocaleString("en")}${this.follow ? ", around the cursor" : ""}.`;
+        this.where.textContent = `Showing characters ${span(text, wa, wb)}${this.follow ? ", around the cursor" : ""}.`;
         this.earlier.disabled = wa === 0;
         this.later.disabled = wb >= text.length;
       }
@@ -665,6 +695,11 @@
     }
 
     drawRow(row, d, text, family) {
+      // A token with the keyboard focus is about to be replaced (a Tab right after a keystroke
+      // lands on a token before the redraw): give the focus to the token at the same place in
+      // the row (its number in the whole text), or to the row, never let it fall to the page.
+      const active = document.activeElement;
+      const focused = row.txt.contains(active) ? (active.dataset.k !== undefined ? row.i0 + Number(active.dataset.k) : -1) : null;
       const w = d.win, frag = document.createDocumentFragment();
       let prevEnd = w.from;
       const n = w.ids.length;
@@ -679,9 +714,13 @@
       if (!n && d.count === 0) frag.appendChild(el("span", "empty", "(no tokens)"));
       row.txt.replaceChildren(frag);
       row.focus = -1;
+      row.i0 = w.i0;
       const first = row.txt.querySelector(".tok");
       if (first) first.tabIndex = 0;
       else row.txt.tabIndex = -1;
+      if (focused === null) return;
+      if (first) this.select(row, Math.max(0, focused - w.i0), true);
+      else row.txt.focus();
     }
 
     /** Text no token covers (BERT drops white space): drawn faintly, outside any box. */

@@ -169,7 +169,13 @@ tokcoursePlaygroundModule("sentencepiece", function (api) {
       return text.length;
     }
 
-    /** True at a cut (which text.slice(0, b + 1) alone decides); false elsewhere. */
+    /**
+     * True at a cut; false elsewhere. A cut at b is decided by text[b - 1] and text[b] alone,
+     * and so is every cut before it: a chunk reads only up to the space that ends it, and no
+     * later chunk joins an earlier one (no merge crosses a cut). So text.slice(0, b + 1)
+     * decides the chunks before b, whatever `known` (>= b + 1) the engine passes. (Only the
+     * chunk at 0 has the dummy prefix: the engine never reuses an old chunk at 0 after 0.)
+     */
     safeBoundary(text, b) {
       return b > 0 && b < text.length &&
         this.spaceLike(text.charCodeAt(b)) && !this.spaceLike(text.charCodeAt(b - 1));

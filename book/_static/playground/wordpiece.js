@@ -202,14 +202,16 @@ tokcoursePlaygroundModule("wordpiece", function (api) {
     }
 
     /**
-     * Whether the chunks before boundary b depend only on text.slice(0, b + 1). A chunk ends at
-     * b because of the code point at b (white space ended, or a CJK ideograph or a word
-     * begins): that is text[b] alone unless text[b] is a high surrogate. Then it depends on
-     * text[b + 1] only if the chunk before b ends in a word: it ends there because an astral
-     * CJK ideograph (U+20000...) begins, which an edit of text[b + 1] can undo.
+     * Whether the chunks before boundary b depend only on text.slice(0, known) (known > b; by
+     * default b + 1). A chunk reads its own characters and the code point after it, which ends
+     * it (white space ended, or a CJK ideograph or a word begins); no later chunk can join an
+     * earlier one. That code point is text[b] alone unless text[b] is a high surrogate. Then
+     * the chunk before b depends on text[b + 1] only if it ends in a word: it ends there because
+     * an astral CJK ideograph (U+20000...) begins, which an edit of text[b + 1] can undo. (The
+     * engine never passes known = b + 1 there: an edit never begins inside a surrogate pair.)
      */
-    function safeBoundary(text, b) {
-      if (b <= 0 || b >= text.length) return true;
+    function safeBoundary(text, b, known = b + 1) {
+      if (b <= 0 || b >= text.length || known >= b + 2) return true;
       const c = text.charCodeAt(b);
       if (c < 0xd800 || c >= 0xdc00) return true;
       let p = text.charCodeAt(b - 1);
