@@ -54,10 +54,11 @@ book: setup
 	@echo
 	@echo "Book built. Open: file://$(CURDIR)/_build/html/index.html"
 
-test: setup
+# The student edition first: `make test` leaves it in _build/student, as `make student` does.
+test: student
 	$(PYTEST)
 
-# Every chapter, as committed, under Python $(PY) in a venv made by `pip install .` (Colab's way).
+# Every chapter's student edition under Python $(PY) in a venv made by `pip install .` (Colab's way).
 test-python: setup
 	TOKCOURSE_TEST_PYTHON=$(PY) $(PYTEST) tests/test_colab_python.py
 

@@ -110,11 +110,30 @@ def stub_index(nb: dict, name: str) -> int:
     raise KeyError(name)
 
 
-def submit(edition: Path, target: Path, answers: dict[str, str]) -> Path:
-    """The student edition at ``edition`` with the stubs of ``answers`` replaced, at ``target``."""
+def submit(
+    edition: Path,
+    target: Path,
+    answers: dict[str, str],
+    before: dict[str, str] | None = None,
+    after_check: dict[str, str] | None = None,
+) -> Path:
+    """The student edition at ``edition`` with the stubs of ``answers`` replaced, at ``target``.
+
+    ``before``: a new cell (a student's helper) inserted above an exercise's stub cell;
+    ``after_check``: a new cell inserted below an exercise's check cell.
+    """
     nb = json.loads(edition.read_text(encoding="utf-8"))
     for name, code in answers.items():
         nb["cells"][stub_index(nb, name)]["source"] = code
+    for name, code in (after_check or {}).items():
+        nb["cells"].insert(stub_index(nb, name) + 2, _new_cell(code))
+    for name, code in (before or {}).items():
+        nb["cells"].insert(stub_index(nb, name), _new_cell(code))
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
     return target
+
+
+def _new_cell(code: str) -> dict:
+    return {"cell_type": "code", "metadata": {}, "source": code, "outputs": [],
+            "execution_count": None}  # fmt: skip

@@ -133,12 +133,13 @@ def test_jupyterlab_is_in_the_lab_extra_and_make_setup_installs_it():
 
 
 @pytest.mark.skipif(MAKE is None, reason="needs make")
-def test_make_lab_sets_up_then_starts_jupyterlab_on_the_chapters(tmp_path):
+def test_make_lab_sets_up_then_starts_jupyterlab_on_the_student_edition(tmp_path):
     out = make_dry_run(tmp_path, "lab")
     lines = out.splitlines()
     setup = next(i for i, ln in enumerate(lines) if "tokcourse.course.data.assets setup" in ln)
+    edition = next(i for i, ln in enumerate(lines) if "tools/student.py" in ln)
     lab = next(i for i, ln in enumerate(lines) if ln.startswith(".venv/bin/jupyter lab "))
-    assert setup < lab and lines[lab].endswith(" notebooks/")
+    assert setup < edition < lab and lines[lab].endswith(" _build/student/")
 
 
 @pytest.mark.skipif(MAKE is None or not IN_MAKE_VENV, reason="needs make and the make venv")

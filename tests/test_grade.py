@@ -128,7 +128,45 @@ HOSTILE = {
         },
     ),
     "does_not_compile.ipynb": ("03", {"encode": "def encode(text, merges)\n    return []\n"}),
+    "partial_of_the_course_function.ipynb": ("03", {
+        "encode": "import functools\nfrom tokcourse import bpe\n\n"
+        "encode = functools.partial(bpe.encode)\n",
+    }),
+    "course_function_in_a_thread.ipynb": ("03", {
+        "encode": "from concurrent.futures import ThreadPoolExecutor\nfrom tokcourse import bpe\n\n"
+        "def encode(text, merges):\n    with ThreadPoolExecutor(1) as pool:\n"
+        "        return pool.submit(bpe.encode, text, merges).result()\n",
+    }),
+    "empties_the_cases.ipynb": ("03", {
+        "decode": "from tokcourse import check\n\n"
+        "object.__setattr__(check.exercise('decode'), 'cases', lambda: [])\n\n"
+        "def decode(ids, vocab):\n    return ''\n",
+    }),
+    "uses_a_chapter_variable.ipynb": ("03", {
+        "build_vocab": "def build_vocab(merges):\n    assert novel\n    return {}\n",
+    }),
+    "annotation_never_imported.ipynb": ("03", {
+        "build_vocab": "def build_vocab(merges: Mapping) -> dict:\n    return {}\n",
+    }),
 }
+#: Work in the shapes a class hands in: (chapter, answers, cell above a stub, cell below a check).
+IS_CANONICAL = (
+    "def is_canonical(ids, merges):\n"
+    "    return encode(decode(ids, build_vocab(merges)), merges) == list(ids)\n"
+)
+SHAPES = {
+    "helper_cell_above.ipynb": ("00",
+        {"get_stats": "def get_stats(ids):\n    return dict(Counter(PAIRS(ids)))\n"},
+        {"get_stats": "from collections import Counter\n\nPAIRS = lambda ids: zip(ids, ids[1:])\n"},
+        {},
+    ),
+    "wrong_encode_right_is_canonical.ipynb": ("03",
+        {"encode": "def encode(text, merges):\n    return list(text.encode())\n",
+         "is_canonical": IS_CANONICAL},
+        {}, {},
+    ),
+    "defined_after_the_check.ipynb": ("03", {}, {}, {"is_canonical": IS_CANONICAL}),
+}  # fmt: skip
 BROKEN_FILES = {
     "not_json.ipynb": "{ this is not json",
     "not_a_notebook.ipynb": json.dumps([1, 2, 3]),
@@ -173,6 +211,8 @@ def make_classroom(folder: Path, editions: dict[str, Path]):
             expected.update({(str(path), ex): v for ex, v in want.items()})
     for name, (number, answers) in HOSTILE.items():
         submit(editions[number], folder / "hostile" / name, answers)
+    for name, (number, answers, before, after) in SHAPES.items():
+        submit(editions[number], folder / "hostile" / name, answers, before, after)
     for name, text in BROKEN_FILES.items():
         (folder / "hostile" / name).write_text(text, encoding="utf-8")
     rows = grader.grade([folder], grader.Limits(timeout=8, notebook_timeout=120), jobs=2)
@@ -243,8 +283,8 @@ def rows_of(classroom, name: str) -> dict[str, grader.Row]:
         ("exits_in_function.ipynb", "get_stats", "failed", "sys.exit(0)"),
         ("os_exit_in_function.ipynb", "get_stats", "error", "ended the grading process"),
         ("os_exit_in_function.ipynb", "merge", "not attempted", "NotImplementedError"),
-        ("os_exit_at_top.ipynb", "merge", "error", "ended"),
-        ("os_exit_at_top.ipynb", "get_stats", "error", "ended"),
+        ("os_exit_at_top.ipynb", "merge", "error", "exit code 1"),
+        ("os_exit_at_top.ipynb", "get_stats", "not attempted", "NotImplementedError"),
         ("prints_50mb.ipynb", "get_stats", "passed", "correct"),
         ("eats_memory.ipynb", "get_stats", "failed", "MemoryError"),
         ("hands_in_the_course_function.ipynb", "encode", "failed", "course's own function"),
@@ -256,6 +296,15 @@ def rows_of(classroom, name: str) -> dict[str, grader.Row]:
         ("changes_the_package_files.ipynb", "merge", "failed", "course's files"),
         ("does_not_compile.ipynb", "encode", "error", "SyntaxError"),
         ("does_not_compile.ipynb", "decode", "not attempted", "NotImplementedError"),
+        ("partial_of_the_course_function.ipynb", "encode", "failed", "course's own function"),
+        ("course_function_in_a_thread.ipynb", "encode", "failed", "calls the course's own"),
+        ("empties_the_cases.ipynb", "decode", "failed", "exercise decode.cases"),
+        ("uses_a_chapter_variable.ipynb", "build_vocab", "error", "uses novel, which cell"),
+        ("annotation_never_imported.ipynb", "build_vocab", "error", "'Mapping' is not defined"),
+        ("helper_cell_above.ipynb", "get_stats", "passed", "correct"),
+        ("wrong_encode_right_is_canonical.ipynb", "encode", "failed", "expected"),
+        ("wrong_encode_right_is_canonical.ipynb", "is_canonical", "passed", "correct"),
+        ("defined_after_the_check.ipynb", "is_canonical", "not attempted", "again after its"),
         ("not_json.ipynb", "", "error", "not JSON"),
         ("not_a_notebook.ipynb", "", "error", "not a Jupyter notebook"),
         ("no_chapter.ipynb", "", "error", "not a chapter of the course"),

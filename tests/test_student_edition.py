@@ -16,6 +16,9 @@ import nbformat
 import pytest
 
 from tests.conftest import NOTEBOOKS, ROOT
+from tokcourse import check
+from tokcourse.course.exercises import run_check
+from tokcourse.course.submission import course_mark
 from tools import myst, student
 from tools import notebooks as nbtools
 
@@ -60,6 +63,18 @@ def test_no_myst_is_left_as_text(editions, path):
         found = re.search(pattern, text, re.M)
         assert found is None, f"{what} left: {text[max(0, found.start() - 80) : found.end() + 80]}"
     assert "literalinclude" not in text
+
+
+#: Phrases that make sense only on the book's web pages (a student reads a notebook).
+WEB_ONLY = re.compile(
+    r"this page|static book|folded cell|hidden cell|dropdown|the page below|click to show", re.I
+)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_no_sentence_needs_the_web_page(editions, path):
+    found = WEB_ONLY.search(prose(read(editions, path)))
+    assert found is None, found and found.string[found.start() - 100 : found.end() + 60]
 
 
 def test_the_myst_detector_finds_raw_myst():
@@ -138,8 +153,13 @@ def test_a_plain_notebook_without_outputs_or_build_metadata(editions, path):
     assert set(nb.metadata) == {"kernelspec", "language_info", "tokcourse"}
     assert nb.metadata["tokcourse"]["chapter"] == path.name[:2]
     for cell in nb.cells:
-        assert set(cell.metadata) <= {"tags", "jupyter"}
+        assert set(cell.metadata) <= {"tags", "jupyter", "tokcourse"}
         assert set(cell.metadata.get("tags", [])) <= {STUB, CHECK}
+        # the chapter's own code carries the fingerprint the grader reads; a stub does not
+        mark = cell.metadata.get("tokcourse", {}).get("course")
+        if cell.cell_type == "code":
+            assert (mark is None) == (STUB in cell.metadata.get("tags", []))
+            assert mark is None or mark == course_mark(cell.source)
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None
 
@@ -159,9 +179,32 @@ def test_links_reach_other_student_notebooks_and_their_anchors(editions, path):
             assert f'<a id="{anchor}"></a>' in others, target
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_each_solution_runs_when_pasted_and_passes_its_check(editions, path):
+    nb = read(editions, path)
+    names = [re.search(r"^def (\w+)\(", c.source, re.M)[1] for c in tagged(nb, STUB)]
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    bodies = re.findall(r"<summary>Solution to Exercise [\d.]+</summary>\n(.*?)</details>",
+                        text, re.S)  # fmt: skip
+    for name, body in zip(names, bodies, strict=True):
+        code = re.search(r"```python\n(.*?)\n```", body, re.S)[1]
+        namespace: dict = {}
+        exec(compile(code, f"<solution of {name}>", "exec", dont_inherit=True), namespace)
+        assert run_check(check.exercise(name), namespace[name], quiet=True).passed, name
+
+
+def test_an_edition_without_solutions_for_graded_work(tmp_path):
+    nb = nbformat.read(student.write_all(tmp_path, [NOTEBOOKS[3]], solutions=False)[0], 4)
+    text = "\n".join(c.source for c in nb.cells)
+    assert "Solution to" not in text and "<details>" not in text
+    assert len(tagged(nb, STUB)) == len(tagged(nb, CHECK)) == 5
+
+
 def test_a_glossary_page_or_a_notebook_link_is_what_it_should_be(editions):
     text = "\n".join(c.source for c in read(editions, NOTEBOOKS[3]).cells)
-    assert "[Exercise 3.2](03_encode_decode.ipynb#ex-ch03-encode)" in text
+    assert "[Exercise 3.2](#ex-ch03-encode)" in text  # within the notebook: the anchor alone
+    earlier = "\n".join(c.source for c in read(editions, NOTEBOOKS[2]).cells)
+    assert "[Exercise 0.1](00_introduction.ipynb#ex-intro-get-stats)" in earlier
     book = student.book_url(nbtools.repository_url())
     assert f"]({book}book/playground.html#watch-bpe-merge-a-chunk)" in text
 

@@ -79,6 +79,12 @@ class Context:
     repo_root: Path | None = None
     glue: dict[str, dict[str, str]] = field(default_factory=dict)
     exercises: dict[str, int] = field(default_factory=dict)
+    filename: str = ""
+    #: ``{exercise label: the function it asks for}``, and that function's reference solution
+    #: as code that runs on its own (imports and helpers included): a solution shows it first.
+    solution_names: dict[str, str] = field(default_factory=dict)
+    solution_code: Callable[[str], str] | None = None
+    solutions: bool = True
 
     def exercise_title(self, label: str) -> str:
         if label not in self.exercises:
@@ -214,7 +220,11 @@ def _block(block: Block, ctx: Context) -> list[str]:
         title = ctx.exercise_title(label) + (f": {_inline(block.arg, ctx)}" if block.arg else "")
         return [f'<a id="{label}"></a>', "", *_quote([f"**{title}**", "", *body()])]
     if name == "solution":
-        return _details(f"Solution to {ctx.exercise_title(block.arg)}", body())
+        title = f"Solution to {ctx.exercise_title(block.arg)}"
+        if not ctx.solutions:
+            return []
+        items = _runnable_solution(parse(block.lines), block.arg, ctx)
+        return _details(title, _trim(_render(items, ctx)))
     if name == "literalinclude":
         return _literalinclude(block, ctx)
     if name == "admonition" or name in ADMONITIONS:
@@ -239,6 +249,28 @@ def _no_unknown_options(block: Block) -> None:
     unknown = set(block.options) - known
     if unknown:
         raise MystError(f"{{{block.name}}} option(s) {sorted(unknown)} not supported here")
+
+
+def _runnable_solution(items: list[str | Block], label: str, ctx: Context) -> list[str | Block]:
+    """A solution's code as code a student can paste and run: the first ``literalinclude``
+    becomes the standalone solution (its imports and helpers, then the function); a later one
+    stays only if it shows an object the standalone code does not define."""
+    name = ctx.solution_names.get(label)
+    if name is None or ctx.solution_code is None:
+        return items
+    code = ctx.solution_code(name).rstrip("\n")
+    out: list[str | Block] = []
+    placed = False
+    for item in items:
+        if isinstance(item, Block) and item.name == "literalinclude":
+            if not placed:
+                out.append(Block("```", "python", code.split("\n")))
+                placed = True
+            shown = item.options.get("pyobject", "").split(".")[-1]
+            if shown and re.search(rf"^(async def|def|class) {re.escape(shown)}\b", code, re.M):
+                continue
+        out.append(item)
+    return out
 
 
 def _literalinclude(block: Block, ctx: Context) -> list[str]:
@@ -333,6 +365,8 @@ def _ref(content: str, ctx: Context) -> str:
     if label not in ctx.labels:
         raise MystError(f"{{ref}} to unknown label {label!r}")
     href, default = ctx.labels[label]
+    if ctx.filename and href.startswith(f"{ctx.filename}#"):  # within this notebook
+        href = href[len(ctx.filename) :]
     return f"[{text if text != label else default}]({href})"
 
 

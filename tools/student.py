@@ -3,6 +3,7 @@
     python tools/student.py                 # every chapter -> _build/student/NN_slug.ipynb
     python tools/student.py --out DIR       # somewhere else
     python tools/student.py notebooks/03_encode_decode.ipynb
+    python tools/student.py --no-solutions --out DIR    # for graded work: no solution boxes
 
 The chapters in ``notebooks/`` are written for the book (Jupyter Book): guard cells hidden with
 ``remove-cell``, exercises and solutions as MyST directives. A student opens a notebook, not the
@@ -11,11 +12,15 @@ book, so ``make student`` derives from each chapter the notebook a student works
 * no guard cell (a code cell tagged ``remove-cell``), except the two cells every chapter starts
   with: the Colab install cell, kept exactly, and the plotting setup;
 * every MyST construct rendered as Markdown (``tools/myst.py``): numbered exercise boxes, each
-  solution collapsed with the reference code inlined, links that work, glued numbers as text;
-* no outputs, no execution counts; cell metadata only what a notebook front end uses: the tags
-  ``exercise-stub`` and ``exercise-check`` (the grader and the tests find exercises by them),
-  and ``jupyter.source_hidden`` / ``outputs_hidden`` where the book hides a cell's input or
-  output;
+  solution collapsed with the reference code inlined as code that runs when pasted (what
+  ``check.show_solution`` prints: the imports and helpers it needs, then the function), links
+  that work, glued numbers as text;
+* no outputs, no execution counts; cell metadata only what a notebook front end or the grader
+  uses: the tags ``exercise-stub`` and ``exercise-check`` (the grader and the tests find
+  exercises by them), ``jupyter.source_hidden`` / ``outputs_hidden`` where the book hides a
+  cell's input or output, and on each of the chapter's own code cells ``tokcourse.course``, a
+  fingerprint of its source: ``python -m tokcourse.grade`` runs only the definitions of such a
+  cell while it is unchanged, and every line of the student's cells;
 * notebook metadata: the kernel, and ``tokcourse.chapter`` (its two-digit number) so that
   ``python -m tokcourse.grade`` knows which chapter a submission is.
 
@@ -36,6 +41,7 @@ import nbformat
 if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tokcourse.course.submission import course_mark  # noqa: E402
 from tools import myst  # noqa: E402
 from tools.notebooks import (  # noqa: E402
     NOTEBOOK_METADATA,
@@ -48,7 +54,8 @@ from tools.notebooks import (  # noqa: E402
 OUT = ROOT / "_build" / "student"
 #: Where the deploy workflow publishes the edition: this branch, this folder.
 BRANCH, FOLDER = "student", "student"
-KEPT_TAGS = ("exercise-stub", "exercise-check")
+STUB_TAG = "exercise-stub"
+KEPT_TAGS = (STUB_TAG, "exercise-check")
 HIDE_INPUT = {"hide-input", "remove-input", "hide-cell"}
 HIDE_OUTPUT = {"hide-output", "remove-output", "hide-cell"}
 CHAPTER_FILE = re.compile(r"^(\d\d)_[\w-]+\.ipynb$")
@@ -162,6 +169,7 @@ def student_edition(
     root: Path = ROOT,
     all_labels: dict[str, tuple[str, str]] | None = None,
     glue: dict[str, dict[str, str]] | None = None,
+    solutions: bool = True,
 ) -> nbformat.NotebookNode:
     """The student edition of the chapter at ``path`` (see the module's docstring)."""
     match = CHAPTER_FILE.match(path.name)
@@ -172,6 +180,10 @@ def student_edition(
     if glue is None:
         glue = glued_values(executed(path)) if needs_glue(source) else {}
     ctx = myst.Context(
+        filename=path.name,
+        solution_names=solution_names(source),
+        solution_code=_solution_code,
+        solutions=solutions,
         chapter=int(match[1]),
         folder=path.parent,
         labels=labels(root) if all_labels is None else all_labels,
@@ -191,6 +203,8 @@ def student_edition(
             kept = [t for t in KEPT_TAGS if t in tags]
             if kept:
                 new.metadata["tags"] = kept
+            if STUB_TAG not in tags:  # the chapter's own code: the grader runs only its defs
+                new.metadata["tokcourse"] = {"course": course_mark(cell.source)}
             hidden = {
                 key: True
                 for key, names in (("source_hidden", HIDE_INPUT), ("outputs_hidden", HIDE_OUTPUT))
@@ -216,20 +230,46 @@ def student_edition(
     return edition
 
 
+def solution_names(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """``{exercise label: function name}``: each exercise's label, and the ``def`` of the first
+    stub cell after it."""
+    found: dict[str, str] = {}
+    pending: list[str] = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            pending += re.findall(r"^:{3,}\{exercise\}.*\n(?::[\w-]+:.*\n)*?:label:\s*(\S+)",
+                                  cell.source, re.M)  # fmt: skip
+        elif STUB_TAG in cell.metadata.get("tags", []) and pending:
+            name = re.search(r"^def (\w+)\(", cell.source, re.M)
+            if name:
+                found[pending.pop(0)] = name[1]
+    return found
+
+
+def _solution_code(name: str) -> str:
+    from tokcourse import check
+    from tokcourse.course.solutions import solution_source
+
+    return solution_source(check.exercise(name).shown)
+
+
 def _number_cell_ids(nb: nbformat.NotebookNode, chapter: str) -> None:
     """Stable cell ids, so that generating the edition twice gives the same file."""
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"ch{chapter}-{i:03d}"
 
 
-def write_all(out: Path = OUT, paths: list[Path] | None = None, root: Path = ROOT) -> list[Path]:
+def write_all(
+    out: Path = OUT, paths: list[Path] | None = None, root: Path = ROOT, solutions: bool = True
+) -> list[Path]:
     """Write the student edition of each chapter (default: all) into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     all_labels = labels(root)
     written = []
     for path in paths or chapter_files(root):
         target = out / path.name
-        text = nbformat.writes(student_edition(path, root=root, all_labels=all_labels)) + "\n"
+        edition = student_edition(path, root=root, all_labels=all_labels, solutions=solutions)
+        text = nbformat.writes(edition) + "\n"
         tmp = target.with_suffix(".ipynb.tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(target)  # atomic: a reader never sees half a notebook
@@ -241,9 +281,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("chapters", nargs="*", type=Path, help="chapter notebooks (default all)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"folder (default {OUT})")
+    parser.add_argument(
+        "--no-solutions",
+        action="store_true",
+        help="leave the solution boxes out (for graded work; the package still holds the code)",
+    )
     args = parser.parse_args(argv)
     paths = [p.resolve() for p in args.chapters] or None
-    written = write_all(args.out, paths)
+    written = write_all(args.out, paths, solutions=not args.no_solutions)
     where = args.out.resolve()
     print(f"student edition: {len(written)} chapters in {where}")
     return 0

@@ -47,7 +47,6 @@ from tokcourse.course.submission import NotANotebook, identify, read_notebook
 
 HEADER = ("submission", "chapter", "exercise", "status", "detail")
 STATUSES = ("passed", "failed", "not attempted", "error")
-ALL_EXERCISES = tuple(name for ch in CHAPTERS for name in ch.exercises)
 POLL = 0.05
 
 
@@ -151,36 +150,44 @@ def grade_one(path: Path, slot: _Slot, limits: Limits) -> list[Row]:
 def _run_worker(
     path: Path, exercises: tuple[str, ...], slot: _Slot, limits: Limits
 ) -> dict[str, tuple[str, str, str]]:
-    """Run the worker until every exercise has a result, restarting it after a time-out."""
+    """Run the worker until every exercise has a result, starting it again after a time-out or
+    a crash: without the exercise being checked then, or the top-level statement running then
+    (which the next run skips, and reports in the rows of its cell's exercises)."""
     results: dict[str, tuple[str, str, str]] = {}
     deadline = time.monotonic() + limits.notebook_timeout
-    todo = list(exercises)
-    while todo:
+    todo, skip = list(exercises), []
+    for _ in range(len(exercises) + 5):
+        if not todo:
+            break
         left = deadline - time.monotonic()
         if left <= 0:
-            for ex in todo:
-                results[ex] = (
-                    "error",
-                    f"the notebook's time limit ({limits.notebook_timeout:g} s) ran out",
-                    "",
-                )
             break
-        got, stopped = _one_run(path, todo, slot, limits, left)
+        context = {
+            "use_reference": [ex for ex, (status, _, _) in results.items() if status != "passed"],
+            "skip": skip,
+        }
+        got, stopped = _one_run(path, todo, exercises, slot, limits, left, context)
         results.update(got)
         todo = [ex for ex in todo if ex not in results]
-        if stopped and todo:  # the exercise being checked when the process stopped
-            current, why = stopped
-            if current in todo:
-                results[current] = ("error", why, "")
-                todo.remove(current)
-            else:  # stopped before any check started: nothing more will be different
-                for ex in todo:
-                    results[ex] = ("error", why, "")
-                todo = []
+        if not stopped or not todo:
+            continue
+        current, why, statement = stopped
+        if current in todo:
+            results[current] = ("error", why, "")
+            todo.remove(current)
+        elif statement is not None:  # a statement of a student's cell ended the run
+            skip.append([*statement, why.replace("while running the notebook's definitions", "")])
+        else:  # stopped before any check started, for no statement of the student's
+            for ex in todo:
+                results[ex] = ("error", why, "")
+            todo = []
+    for ex in todo:
+        why = f"the notebook's time limit ({limits.notebook_timeout:g} s) ran out"
+        results[ex] = ("error", why, "")
     return results
 
 
-def _one_run(path, todo, slot, limits, left):
+def _one_run(path, todo, exercises, slot, limits, left, context):
     with tempfile.TemporaryDirectory(prefix="tokcourse-grade-") as tmp:
         work = Path(tmp) / "work"
         work.mkdir()
@@ -189,7 +196,7 @@ def _one_run(path, todo, slot, limits, left):
         job = {
             "notebook": str(path.resolve()),
             "exercises": todo,
-            "all_exercises": list(ALL_EXERCISES),
+            "chapter_exercises": list(exercises),
             "results": str(results_file),
             "workdir": str(work),
             "package": str(slot.root),
@@ -197,6 +204,7 @@ def _one_run(path, todo, slot, limits, left):
             "file_mb": limits.file_mb,
             "statement_seconds": min(10.0, limits.timeout / 2),
             "check_seconds": min(10.0, limits.timeout / 2),
+            **context,
         }
         job_file = Path(tmp) / "job.json"
         job_file.write_text(json.dumps(job), encoding="utf-8")
@@ -218,16 +226,19 @@ def _one_run(path, todo, slot, limits, left):
             start_new_session=True,
         )
         got: dict[str, tuple[str, str, str]] = {}
-        current, started, stopped = "", time.monotonic(), None
+        current, started, stopped, statement = "", time.monotonic(), None, None
         run_deadline = time.monotonic() + left
         offset = 0
         while True:
             finished = proc.poll() is not None
             offset, events = _read_events(results_file, offset)
             for event in events:
-                if event.get("event") == "start":
-                    current, started = event.get("exercise", ""), time.monotonic()
-                elif event.get("event") == "result" and event.get("exercise") in todo:
+                kind = event.get("event")
+                if kind == "start":
+                    current, started, statement = event.get("exercise", ""), time.monotonic(), None
+                elif kind == "statement":
+                    statement = (event.get("cell"), event.get("line"))
+                elif kind == "result" and event.get("exercise") in todo:
                     got[event["exercise"]] = (
                         str(event.get("status")),
                         str(event.get("detail", "")),
@@ -236,13 +247,13 @@ def _one_run(path, todo, slot, limits, left):
             if finished:
                 done = {ex for ex in todo if ex in got}
                 if not stopped and (proc.returncode != 0 or len(done) < len(todo)):
-                    stopped = (current, _death(proc.returncode, current))
+                    stopped = (current, _death(proc.returncode, current), statement)
                 break
             now = time.monotonic()
             if now - started > limits.timeout or now > run_deadline:
                 what = f"checking {current}" if current else "running the notebook's definitions"
                 over = limits.timeout if now - started > limits.timeout else left
-                stopped = (current, f"timed out after {over:g} s while {what}")
+                stopped = (current, f"timed out after {over:g} s while {what}", statement)
                 _kill(proc)
                 continue
             time.sleep(POLL)

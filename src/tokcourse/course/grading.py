@@ -34,6 +34,7 @@ import pkgutil
 import resource
 import signal
 import sys
+import threading
 import types
 from collections.abc import Callable
 from pathlib import Path
@@ -116,11 +117,11 @@ def restore_builtins() -> list[str]:
     return sorted(f"builtins.{k}" for k in patched)
 
 
-def changed(before: dict[str, tuple]) -> list[str]:
+def changed(before: dict[str, tuple], exercises: dict[str, Any] | None = None) -> list[str]:
     """The names whose object was replaced or removed since ``before`` (builtins first, which
     are put back)."""
     patched = restore_builtins()
-    after = fingerprint()
+    after = fingerprint() | exercise_state(exercises or {})
     return patched + sorted(k for k, v in before.items() if after.get(k) != v)
 
 
@@ -141,16 +142,24 @@ def _one_line(message: str) -> str:
 
 
 class Grader:
-    """Runs one submission's definitions, then the checks; writes results to ``out``."""
+    """Runs one submission's definitions, then the checks; writes results to ``out``.
 
-    def __init__(self, job: dict, out: io.TextIOBase) -> None:
-        self.job, self.out = job, out
+    ``exercises``: the chapter's exercises, built before any of the submission's code runs
+    (the grader keeps these objects and fingerprints their fields: a notebook that swaps a
+    check's cases or its reference is caught).
+    """
+
+    def __init__(self, job: dict, out: io.TextIOBase, exercises: dict[str, Any]) -> None:
+        self.job, self.out, self.exercises = job, out, exercises
         self.statement_seconds = float(job.get("statement_seconds", 10))
         self.ns: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
         self.snapshots: dict[str, Any] = {}
         self.define_errors: dict[str, str] = {}
-        self.cell_faults: dict[str, str] = {}  # an answer cell that ran for ever or exited
-        self.skipped: list[str] = []
+        self.cell_faults: dict[str, str] = dict(job.get("faults", {}))
+        self.redefined: dict[str, int] = {}  # defined again after its check cell, in cell N
+        self.not_run: dict[str, int] = {}  # assigned by a chapter cell whose code is not run
+        # statements that ended the process in an earlier run: (cell, line) -> what they did
+        self.skip = {(cell, line): why for cell, line, why in job.get("skip", [])}
 
     def emit(self, **event: Any) -> None:
         self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
@@ -162,59 +171,63 @@ class Grader:
         def on_alarm(signum, frame):
             raise _Budget
 
+        # dont_inherit: the student's code is compiled as a notebook would compile it, not
+        # under this module's ``from __future__ import annotations``
+        code = compile(stmt.code, cell.filename, "exec", dont_inherit=True)
         signal.signal(signal.SIGALRM, on_alarm)
         signal.setitimer(signal.ITIMER_REAL, self.statement_seconds)
         try:
-            exec(compile(stmt.code, cell.filename, "exec"), self.ns)  # noqa: S102 (grading)
+            exec(code, self.ns)  # noqa: S102 (grading runs the student's code by design)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
 
-    def run_definitions(self, plans, exercises: tuple[str, ...]) -> None:
+    def run_definitions(self, plans) -> None:
+        names = set(self.exercises)
         for cell in plans:
-            linecache.cache[cell.filename] = (
-                len(cell.text),
-                None,
-                cell.text.splitlines(True),
-                cell.filename,
-            )
+            lines = cell.text.splitlines(True)
+            linecache.cache[cell.filename] = (len(cell.text), None, lines, cell.filename)
+            for name in cell.not_run:
+                self.not_run.setdefault(name, cell.index)
             if cell.syntax_error:
-                for name in exercises:
-                    if name in cell.answers and name not in self.snapshots:
-                        self.define_errors[name] = (
-                            f"cell {cell.index + 1}, which defines {name}, does not compile: "
-                            f"{cell.syntax_error}"
-                        )
+                for name in sorted(cell.answers - set(self.snapshots)):
+                    self.define_errors[name] = (
+                        f"cell {cell.index + 1}, which defines {name}, does not compile: "
+                        f"{cell.syntax_error}"
+                    )
                 continue
             for stmt in cell.statements:
+                where = (cell.index, stmt.line)
+                if where in self.skip:  # it ended the process last time
+                    self._failed(cell, stmt, self.skip[where], True)
+                    continue
+                if cell.answer:  # if this statement ends the process, the grader knows which
+                    self.emit(event="statement", cell=cell.index, line=stmt.line)
                 try:
                     self._run_statement(cell, stmt)
                 except _Budget:
-                    self._failed(
-                        cell, stmt, exercises, f"ran over {self.statement_seconds:g} s", fault=True
-                    )
+                    self._failed(cell, stmt, f"ran over {self.statement_seconds:g} s", True)
                 except SystemExit as err:
-                    self._failed(
-                        cell, stmt, exercises, f"called sys.exit({err.code!r})", fault=True
-                    )
+                    self._failed(cell, stmt, f"called sys.exit({err.code!r})", True)
                 except MemoryError:
-                    self._failed(cell, stmt, exercises, "ran out of memory", fault=True)
+                    self._failed(cell, stmt, "ran out of memory", True)
                 except BaseException as err:  # noqa: BLE001 (a student's code raises anything)
-                    self._failed(cell, stmt, exercises, f"raised {type(err).__name__}: {err}")
+                    self._failed(cell, stmt, f"raised {type(err).__name__}: {err}")
                 else:
-                    for name in stmt.defines & set(exercises):
+                    for name in stmt.defines & names:
                         self.define_errors.pop(name, None)
+                        if name in self.snapshots:
+                            self.redefined.setdefault(name, cell.index)
             for name in cell.checks:
                 if name not in self.snapshots:
                     self.snapshots[name] = self.ns.get(name, _MISSING)
 
-    def _failed(self, cell, stmt, exercises, what: str, fault: bool = False) -> None:
+    def _failed(self, cell, stmt, what: str, fault: bool = False) -> None:
         where = f"cell {cell.index + 1}, line {stmt.line}"
-        self.skipped.append(f"{where} {what}")
+        for name in stmt.defines & set(self.exercises):
+            self.define_errors[name] = f"defining {name} ({where}) {what}"[:DETAIL_CHARS]
         if fault:  # the cell of an exercise did not run as a cell should: it is not graded
             for name in cell.answers:
                 self.cell_faults.setdefault(name, f"{where}, in the cell of {name}, {what}")
-        for name in stmt.defines & set(exercises):
-            self.define_errors[name] = f"defining {name} ({where}) {what}"[:DETAIL_CHARS]
 
     # --- the checks ------------------------------------------------------------------------
 
@@ -222,8 +235,21 @@ class Grader:
         found = self.snapshots.get(name, _MISSING)
         return self.ns.get(name, _MISSING) if found is _MISSING else found
 
+    def use_reference(self, name: str) -> None:
+        """After a check that did not pass, as the check cell does: the chapter goes on with
+        the course's function, so a later exercise that calls this one is judged on its own."""
+        self.ns[name] = self.exercises[name].reference
+
     def grade(self, name: str, before: dict[str, tuple]) -> dict[str, str]:
-        from tokcourse import check
+        row = self._grade(name, before)
+        if name in self.redefined and row["status"] != "passed":
+            row["detail"] += (
+                f" (cell {self.redefined[name] + 1} defines {name} again after its check cell;"
+                " the grader, like Run All, checks the one defined before the check)"
+            )
+        return row
+
+    def _grade(self, name: str, before: dict[str, tuple]) -> dict[str, str]:
         from tokcourse.course.exercises import is_course_code, run_check
 
         if name in self.cell_faults:
@@ -235,7 +261,7 @@ class Grader:
             return {"status": "not attempted", "detail": f"no function {name} in the notebook"}
         if name in self.define_errors and not callable(fn):
             return {"status": "error", "detail": self.define_errors[name]}
-        exercise = check.exercise(name)
+        exercise = self.exercises[name]
         if callable(fn) and is_course_code(fn, exercise):
             where = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', name)}"
             return {
@@ -246,10 +272,12 @@ class Grader:
         traced = dataclasses.replace(exercise, call=_traced(exercise, calls))
         limit = float(self.job.get("check_seconds", 10))
         result = run_check(traced, fn, quiet=True, time_limit=limit)
-        tampered = changed(before)
+        tampered = changed(before, self.exercises)
         if tampered:
             return {"status": "failed", "detail": _tamper_detail(tampered)}
         detail = _one_line(result.message)
+        if result.status == "passed" and not result.n_cases:
+            return {"status": "error", "detail": "the check ran on no input at all"}
         if result.status == "passed" and calls:  # right, but by running the course's code
             return {
                 "status": "failed",
@@ -258,16 +286,33 @@ class Grader:
         if result.status == "passed":
             return {"status": "passed", "detail": detail}
         if result.status == "not implemented":
-            return {
-                "status": "not attempted",
-                "detail": "the stub still raises NotImplementedError",
-            }
+            stub = "the stub still raises NotImplementedError"
+            return {"status": "not attempted", "detail": stub}
         if result.status == "not callable":
             return {"status": "failed", "detail": f"{name} is not a function: {detail}"}
+        missing = _chapter_name(result.got, self.not_run)
+        if missing:
+            variable, cell = missing
+            return {
+                "status": "error",
+                "detail": (
+                    f"{name} uses {variable}, which cell {cell + 1} of the chapter computes; the "
+                    "grader runs the chapter's definitions, not its computations: define "
+                    f"{variable} in the cell of {name}, or pass it in"
+                ),
+            }
         row = {"status": "failed", "detail": detail}
         if result.case is not None:
             row["input"] = result.case.call_repr(name)
         return row
+
+
+def _chapter_name(got: Any, not_run: dict[str, int]) -> tuple[str, int] | None:
+    """``(name, cell)`` when the student's function raised NameError for a name that a chapter
+    cell assigns in a statement the grader did not run."""
+    if isinstance(got, NameError) and getattr(got, "name", None) in not_run:
+        return got.name, not_run[got.name]
+    return None
 
 
 def _tamper_detail(names: list[str]) -> str:
@@ -276,64 +321,72 @@ def _tamper_detail(names: list[str]) -> str:
 
 
 def _traced(exercise, calls: list[str]) -> Callable:
-    """``exercise.call`` that records when the student's function makes the reference run."""
+    """``exercise.call`` that records when the student's function makes the reference run
+    (directly, through a wrapper, or in a thread it starts)."""
     original = exercise.call or (lambda f, a, k: f(*a, **k))
     watched = {
         getattr(f, "__code__", None) for f in (exercise.reference, exercise.shown) if f is not None
     } - {None}
 
-    def student_frame(frame) -> bool:
-        while frame is not None:
-            if frame.f_code.co_filename.startswith("<submission cell"):
-                return True
-            frame = frame.f_back
-        return False
-
     def profile(frame, event, arg):
-        if event == "call" and frame.f_code in watched and student_frame(frame.f_back):
+        if event == "call" and frame.f_code in watched:
             calls.append(frame.f_code.co_qualname)
 
     def call(fn, args, kwargs):
         if fn is exercise.reference:
             return original(fn, args, kwargs)
         sys.setprofile(profile)
+        threading.setprofile(profile)
         try:
             return original(fn, args, kwargs)
         finally:
             if sys.getprofile() is not profile:
                 calls.append("profiler (it turned the grader's tracing off)")
             sys.setprofile(None)
+            threading.setprofile(None)  # type: ignore[arg-type]
 
     return call
+
+
+def exercise_state(exercises: dict[str, Any]) -> dict[str, tuple]:
+    """Who is who in each exercise the grader holds: its cases, reference, rules."""
+    return {
+        f"exercise {name}.{f.name}": (id(getattr(ex, f.name)),)
+        for name, ex in exercises.items()
+        for f in dataclasses.fields(ex)
+    }
 
 
 def run(job: dict) -> int:
     from tokcourse.course.submission import plan, read_notebook
 
     out = open(job["results"], "a", encoding="utf-8")  # noqa: SIM115 (kept open to the end)
-    grader = Grader(job, out)
-    exercises = tuple(job["exercises"])
     sys.stdout = sys.stderr = _CappedText()
     package = job.get("package")
     import tokcourse
 
     if package and not Path(tokcourse.__file__).resolve().is_relative_to(Path(package).resolve()):
-        grader.emit(event="fatal", detail=f"tokcourse imported from {tokcourse.__file__}")
+        out.write(json.dumps({"event": "fatal", "detail": tokcourse.__file__}) + "\n")
         return 1
     _import_everything()
     from tokcourse import check
 
+    names = tuple(job["chapter_exercises"])
+    exercises = {name: check.exercise(name) for name in names}
+    grader = Grader(job, out, exercises)
     for name in exercises:
-        check.exercise(name)  # build the exercises before the fingerprint: they cache
+        list(exercises[name].cases())  # build their inputs now, before any student code runs
     nb = read_notebook(Path(job["notebook"]))
-    plans = plan(nb, tuple(job["all_exercises"]))
-    before = fingerprint()
+    plans = plan(nb, names)
+    before = fingerprint() | exercise_state(exercises)
     _limit_resources(int(job.get("memory_mb", 2048)), int(job.get("file_mb", 16)))
     grader.emit(event="start", exercise="")
     with contextlib.suppress(BaseException):
-        grader.run_definitions(plans, tuple(job["all_exercises"]))
-    tampered = changed(before)
-    for name in exercises:
+        grader.run_definitions(plans)
+    for name in job.get("use_reference", []):
+        grader.use_reference(name)
+    tampered = changed(before, exercises)
+    for name in job["exercises"]:
         grader.emit(event="start", exercise=name)
         if tampered:
             row = {"status": "failed", "detail": _tamper_detail(tampered)}
@@ -343,12 +396,12 @@ def run(job: dict) -> int:
             except SystemExit as err:
                 row = {"status": "failed", "detail": f"{name} called sys.exit({err.code!r})"}
             except BaseException as err:  # noqa: BLE001
-                row = {
-                    "status": "error",
-                    "detail": f"the check crashed: {type(err).__name__}: {err}",
-                }
+                crash = f"the check crashed: {type(err).__name__}: {err}"
+                row = {"status": "error", "detail": crash}
+        if row["status"] != "passed":
+            grader.use_reference(name)
         grader.emit(event="result", exercise=name, **row)
-    grader.emit(event="done", skipped=grader.skipped[:20])
+    grader.emit(event="done")
     out.close()
     return 0
 

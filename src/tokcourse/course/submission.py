@@ -7,16 +7,19 @@ process, before any of its code runs. Nothing here executes a student's code: it
 * :func:`identify` says which chapter a notebook is: by the exercises its check cells name
   (``encode = check.encode(encode)``), else by ``metadata.tokcourse.chapter`` (the student
   edition writes it), else by the file's name (``03_encode_decode.ipynb``, ``alice-03_...``).
-* :func:`plan` says what the grader runs of each code cell. The grader takes a student's
-  *definitions*, not the chapter's computations: from every cell its imports, functions,
-  classes and literal constants; from an answer cell (tagged ``exercise-stub``, or one that
-  defines an exercise's function) every statement, so a helper table built at the top of the
-  cell is there too. Shell and magic lines (``!pip``, ``%time``) are left out.
+* :func:`plan` says what the grader runs of each code cell. The student edition marks each of
+  the chapter's own code cells with a fingerprint of its source (:func:`course_mark`). From
+  such a cell, unchanged, the grader takes only the *definitions*: imports, functions, classes
+  and literal constants, not the chapter's computations (training a tokenizer, drawing a
+  figure). Every other cell is the student's: an exercise's stub cell, a cell the student added
+  or changed, a cell that defines one of the chapter's exercises. From those it runs every
+  statement, as Run All would. Shell and magic lines (``!pip``, ``%time``) are left out.
 """
 
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -30,6 +33,22 @@ CHECK_CALL = re.compile(r"\bcheck\.(\w+)\s*\(")
 NAME_NUMBER = re.compile(r"(?<![0-9])([0-9]{2})_([a-z0-9_]+?)(?:[^a-z0-9_]|$)")
 MAGIC = re.compile(r"^(?P<indent>[ \t]*)[%!].*$", re.M)
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def course_mark(text: str) -> str:
+    """The fingerprint of a chapter cell's source, kept in the cell's ``tokcourse`` metadata.
+
+    >>> course_mark("x = 1\n") == course_mark("x = 1")
+    True
+    """
+    return hashlib.sha256(text.rstrip().encode("utf-8")).hexdigest()[:16]
+
+
+def is_course_cell(cell: dict) -> bool:
+    """A chapter cell the student left as it was: its mark matches its source."""
+    metadata = cell.get("metadata")
+    mark = metadata.get("tokcourse", {}) if isinstance(metadata, dict) else {}
+    return isinstance(mark, dict) and mark.get("course") == course_mark(source(cell))
 
 
 class NotANotebook(ValueError):
@@ -115,8 +134,9 @@ class CellPlan:
     statements: list[Statement] = field(default_factory=list)
     checks: list[str] = field(default_factory=list)
     syntax_error: str = ""
-    answer: bool = False
+    answer: bool = False  # the student's cell: every statement runs
     answers: set[str] = field(default_factory=set)  # the exercises this cell answers
+    not_run: set[str] = field(default_factory=set)  # names its skipped statements assign
 
 
 def _defined_names(stmt: ast.stmt) -> set[str]:
@@ -143,7 +163,7 @@ def _is_constant(stmt: ast.stmt) -> bool:
 
 
 def plan(nb: dict, exercises: tuple[str, ...]) -> list[CellPlan]:
-    """What to run of each code cell (see the module's docstring)."""
+    """What to run of each code cell (see the module's docstring); ``exercises``: the chapter's."""
     plans = []
     for i, cell in enumerate(code_cells(nb)):
         text = MAGIC.sub(lambda m: f"{m['indent']}pass", source(cell))
@@ -159,13 +179,19 @@ def plan(nb: dict, exercises: tuple[str, ...]) -> list[CellPlan]:
         defined = {
             s.name for s in tree.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)
         }
-        cell_plan.answer = "exercise-stub" in tags(cell) or bool(defined & set(exercises))
+        cell_plan.answer = (
+            "exercise-stub" in tags(cell)
+            or bool(defined & set(exercises))
+            or not (is_course_cell(cell) or cell_plan.checks)
+        )
         for stmt in tree.body:
             if cell_plan.checks and _is_check_line(stmt, exercises):
                 continue  # the grader runs the checks itself
             if cell_plan.answer or isinstance(stmt, DEFINITIONS) or _is_constant(stmt):
                 module = ast.Module(body=[stmt], type_ignores=[])
                 cell_plan.statements.append(Statement(module, _defined_names(stmt), stmt.lineno))
+            else:
+                cell_plan.not_run |= _defined_names(stmt)
         plans.append(cell_plan)
     _answered(plans, nb, exercises)
     return plans
