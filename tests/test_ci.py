@@ -64,7 +64,9 @@ def outcome(test_id: str, **env: str) -> str:
 # The fixtures that find the browser and the interpreter run before anything slow (no book
 # build, no venv), so these take seconds.
 BROWSER_TEST = "tests/test_book.py::test_introduction_renders_offline_in_a_browser"
-COLAB_PYTHON_TEST = "tests/test_colab_python.py::test_chapter_runs_from_its_student_edition[00_introduction]"
+COLAB_PYTHON_TEST = (
+    "tests/test_colab_python.py::test_chapter_runs_from_its_student_edition[00_introduction]"
+)
 
 
 @pytest.mark.parametrize("test_id", [BROWSER_TEST, COLAB_PYTHON_TEST])
