@@ -128,26 +128,41 @@ HOSTILE = {
         },
     ),
     "does_not_compile.ipynb": ("03", {"encode": "def encode(text, merges)\n    return []\n"}),
-    "partial_of_the_course_function.ipynb": ("03", {
-        "encode": "import functools\nfrom tokcourse import bpe\n\n"
-        "encode = functools.partial(bpe.encode)\n",
-    }),
-    "course_function_in_a_thread.ipynb": ("03", {
-        "encode": "from concurrent.futures import ThreadPoolExecutor\nfrom tokcourse import bpe\n\n"
-        "def encode(text, merges):\n    with ThreadPoolExecutor(1) as pool:\n"
-        "        return pool.submit(bpe.encode, text, merges).result()\n",
-    }),
-    "empties_the_cases.ipynb": ("03", {
-        "decode": "from tokcourse import check\n\n"
-        "object.__setattr__(check.exercise('decode'), 'cases', lambda: [])\n\n"
-        "def decode(ids, vocab):\n    return ''\n",
-    }),
-    "uses_a_chapter_variable.ipynb": ("03", {
-        "build_vocab": "def build_vocab(merges):\n    assert novel\n    return {}\n",
-    }),
-    "annotation_never_imported.ipynb": ("03", {
-        "build_vocab": "def build_vocab(merges: Mapping) -> dict:\n    return {}\n",
-    }),
+    "partial_of_the_course_function.ipynb": (
+        "03",
+        {
+            "encode": "import functools\nfrom tokcourse import bpe\n\n"
+            "encode = functools.partial(bpe.encode)\n",
+        },
+    ),
+    "course_function_in_a_thread.ipynb": (
+        "03",
+        {
+            "encode": "from concurrent.futures import ThreadPoolExecutor\nfrom tokcourse import bpe\n\n"
+            "def encode(text, merges):\n    with ThreadPoolExecutor(1) as pool:\n"
+            "        return pool.submit(bpe.encode, text, merges).result()\n",
+        },
+    ),
+    "empties_the_cases.ipynb": (
+        "03",
+        {
+            "decode": "from tokcourse import check\n\n"
+            "object.__setattr__(check.exercise('decode'), 'cases', lambda: [])\n\n"
+            "def decode(ids, vocab):\n    return ''\n",
+        },
+    ),
+    "uses_a_chapter_variable.ipynb": (
+        "03",
+        {
+            "build_vocab": "def build_vocab(merges):\n    assert novel\n    return {}\n",
+        },
+    ),
+    "annotation_never_imported.ipynb": (
+        "03",
+        {
+            "build_vocab": "def build_vocab(merges: Mapping) -> dict:\n    return {}\n",
+        },
+    ),
 }
 #: Work in the shapes a class hands in: (chapter, answers, cell above a stub, cell below a check).
 IS_CANONICAL = (
