@@ -138,8 +138,9 @@ HOSTILE = {
     "course_function_in_a_thread.ipynb": (
         "03",
         {
-            "encode": "from concurrent.futures import ThreadPoolExecutor\nfrom tokcourse import bpe\n\n"
-            "def encode(text, merges):\n    with ThreadPoolExecutor(1) as pool:\n"
+            "encode": "from concurrent.futures import ThreadPoolExecutor\n"
+            "from tokcourse import bpe\n\ndef encode(text, merges):\n"
+            "    with ThreadPoolExecutor(1) as pool:\n"
             "        return pool.submit(bpe.encode, text, merges).result()\n",
         },
     ),
@@ -409,7 +410,7 @@ def test_the_command_line_writes_the_csv_json_and_a_summary(editions, tmp_path):
     bad = submit(editions["03"], tmp_path / "in" / "sub" / "ben.ipynb",
                  {"encode": answer_source(wrong.fn, "encode")})  # fmt: skip
     done = run_cli("in", "--out", "report.csv", "--timeout", "30", "--jobs", "2",
-                   "--json", "rows.json", cwd=tmp_path)  # fmt: skip
+                   "--json", "rows.json", "--totals", "totals.csv", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     text = (tmp_path / "report.csv").read_text(encoding="utf-8")
     assert text.splitlines()[0] == "submission,chapter,exercise,status,detail"
@@ -423,6 +424,12 @@ def test_the_command_line_writes_the_csv_json_and_a_summary(editions, tmp_path):
     assert {r["chapter"] for r in table} == {"03"}
     as_json = json.loads((tmp_path / "rows.json").read_text(encoding="utf-8"))
     assert [r["status"] for r in as_json] == [r["status"] for r in table]
+    totals = (tmp_path / "totals.csv").read_text(encoding="utf-8").splitlines()
+    assert totals == [
+        "submission,chapter,passed,failed,not attempted,error,exercises",
+        f"{good.relative_to(tmp_path)},03,1,0,4,0,5",
+        f"{bad.relative_to(tmp_path)},03,0,1,4,0,5",
+    ]
     # the summary: per exercise, and the commonest failing input of encode
     line = next(x for x in done.stdout.splitlines() if x.split()[1:2] == ["encode"])
     assert line.split()[2:6] == ["1", "1", "0", "0"] and "encode(" in line

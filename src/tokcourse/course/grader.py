@@ -12,8 +12,9 @@ PATH is any mix of submitted notebooks and folders of them (searched recursively
 ``status`` is ``passed``, ``failed``, ``not attempted`` or ``error`` and ``detail`` the check's
 own one-line reason (:mod:`tokcourse.course.grading` says which is which). ``--out`` ending in
 ``.json`` writes JSON instead of CSV; ``--json`` also writes the rows as JSON, to FILE or, with
-no FILE, to standard output. A summary per exercise (how many passed, the commonest failing
-input) closes the run.
+no FILE, to standard output; ``--totals FILE`` a CSV with one row per submission (how many of
+its exercises passed, failed, were not attempted, had an error). A summary per exercise (how
+many passed, the commonest failing input) closes the run.
 
 Nothing is taken from a notebook's saved outputs. Each submission runs in its own process
 (``python -m tokcourse.course.grading``) from a scratch folder, with a memory limit, a size limit
@@ -342,6 +343,19 @@ def write_csv(rows: list[Row], target: io.TextIOBase) -> None:
         writer.writerow([getattr(row, k) for k in HEADER])
 
 
+def write_totals(rows: list[Row], target: io.TextIOBase) -> None:
+    """One row per submission: its chapter, then how many of its exercises have each status."""
+    writer = csv.writer(target, lineterminator="\n")
+    writer.writerow(["submission", "chapter", *STATUSES, "exercises"])
+    by_submission: dict[str, list[Row]] = {}
+    for row in rows:
+        by_submission.setdefault(row.submission, []).append(row)
+    for submission, group in by_submission.items():
+        graded = [r for r in group if r.exercise]
+        counts = [sum(r.status == s for r in graded) for s in STATUSES]
+        writer.writerow([submission, group[0].chapter, *counts, len(graded)])
+
+
 def as_json(rows: list[Row]) -> str:
     return json.dumps([r.as_dict() | ({"input": r.input} if r.input else {}) for r in rows],
                       ensure_ascii=False, indent=1)  # fmt: skip
@@ -397,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="memory limit per submission (default %(default)d)")  # fmt: skip
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="submissions graded at once (default: one per core)")  # fmt: skip
+    parser.add_argument("--totals", type=Path, default=None, metavar="FILE",
+                        help="also a CSV with one row per submission: its counts")  # fmt: skip
     parser.add_argument("--json", nargs="?", const="-", default=None, metavar="FILE",
                         help="also write the rows as JSON, to FILE or standard output")  # fmt: skip
     args = parser.parse_args(argv)
@@ -417,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
             f.write(as_json(rows) + "\n")
         else:
             write_csv(rows, f)
+    if args.totals:
+        with args.totals.open("w", encoding="utf-8", newline="") as f:
+            write_totals(rows, f)
     to_stdout = args.json == "-"
     if args.json and not to_stdout:
         Path(args.json).write_text(as_json(rows) + "\n", encoding="utf-8")
