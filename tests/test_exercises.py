@@ -845,3 +845,40 @@ def test_chapter_06_render_chat_alternatives_pass():
     for fn in (with_check_off, from_the_table):
         result = run_check(check.exercise("render_chat"), fn, quiet=True)
         assert result.passed, result.message
+
+
+CASES_OF_EVERY_EXERCISE = """
+import hashlib, re
+from tokcourse import check
+
+def canon(x):  # a set's repr follows the hash seed; its content is what matters
+    if isinstance(x, (set, frozenset)):
+        return ("set", sorted(map(repr, map(canon, x))))
+    if isinstance(x, (list, tuple)):
+        return type(x).__name__, [canon(v) for v in x]
+    if isinstance(x, dict):
+        return "dict", [(canon(k), canon(v)) for k, v in x.items()]
+    return x
+
+for name in check.exercise_names():
+    cases = check.exercise(name).cases()
+    text = "\\n".join(repr(canon((c.args, c.kwargs))) for c in cases)
+    text = re.sub(r" at 0x[0-9a-f]+", "", text)
+    print(name, hashlib.sha256(text.encode()).hexdigest()[:12])
+"""
+
+
+def test_every_checks_inputs_are_the_same_under_any_hash_seed():
+    """A verdict never depends on the hash seed: the inputs are the same in every process."""
+    import subprocess
+    import sys
+
+    outs = []
+    for seed in ("1", "2"):
+        env = {**__import__("os").environ, "PYTHONHASHSEED": seed}
+        run = subprocess.run([sys.executable, "-c", CASES_OF_EVERY_EXERCISE], env=env,
+                             capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        outs.append(run.stdout.splitlines())
+    differ = [a.split()[0] for a, b in zip(*outs, strict=True) if a != b]
+    assert not differ, f"inputs depend on the hash seed: {differ}"

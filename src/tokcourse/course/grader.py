@@ -213,6 +213,8 @@ def _one_run(path, todo, exercises, slot, limits, left, context):
             **os.environ,
             "PYTHONPATH": os.pathsep.join([str(slot.root), os.environ.get("PYTHONPATH", "")]),
             "PYTHONDONTWRITEBYTECODE": "1",
+            # the same report every time: a student's set-order-dependent code too
+            "PYTHONHASHSEED": "0",
             "OMP_NUM_THREADS": "1",
             "OPENBLAS_NUM_THREADS": "1",
             "MPLBACKEND": "Agg",

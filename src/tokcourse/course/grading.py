@@ -31,6 +31,7 @@ import json
 import linecache
 import os
 import pkgutil
+import re
 import resource
 import signal
 import sys
@@ -136,6 +137,7 @@ def _one_line(message: str) -> str:
             continue
         keep.append(line)
     text = "; ".join(x for x in keep if x)
+    text = re.sub(r" at 0x[0-9a-fA-F]+>", ">", text)  # the same report every run
     for mark in ("✅ ", "❌ ", "⏳ ", "↩️ "):
         text = text.replace(mark, "")
     return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
