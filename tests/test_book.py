@@ -113,6 +113,18 @@ def test_the_student_edition_numbers_exercises_as_the_book_does(build_log, path,
     assert boxes == [x for x in book if x.startswith(f"{int(path.name[:2])}.")]
 
 
+def test_every_link_keeps_its_query_parameters(build_log):
+    """A lecture link ``…watch?v=…&t=896s`` starts the video at its time: in the HTML the ``&``
+    is written ``&amp;`` once, never ``&amp;amp;`` (which a browser reads as ``&amp;t=``)."""
+    pages = sorted(HTML.rglob("*.html"))
+    timed = 0
+    for path in pages:
+        hrefs = re.findall(r'href="([^"]*)"', path.read_text(encoding="utf-8"))
+        assert not [h for h in hrefs if "&amp;amp;" in h], path.name
+        timed += sum(bool(re.search(r"youtube\.com/watch\?v=\w+&amp;t=\d+s$", h)) for h in hrefs)
+    assert timed > 40  # the chapters' and the references' links to the lecture
+
+
 def test_plotly_js_is_served_locally(build_log):
     served = HTML / "_static" / "plotly.min.js"
     installed = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"

@@ -43,6 +43,9 @@
    deploy workflow publishes to the repository's ``student`` branch: sphinx-book-theme points
    Colab and Binder at ``notebooks/NN_slug.ipynb`` on ``main``, the book's own source, where a
    student would meet raw MyST and the guard cells. We rewrite those two URLs.
+10. Links keep every query parameter: MyST-Parser 3 escapes a link's ``&`` once and docutils
+    once more (``&amp;amp;t=896s``), which broke every timestamped link to the lecture; the
+    URL is unescaped in the doctree.
 """
 
 from __future__ import annotations
@@ -215,6 +218,19 @@ def _number_exercises_by_chapter(app, env) -> list[str]:
     return []
 
 
+def _unescape_link_ampersands(app, doctree, docname) -> None:
+    """``[lecture](…watch?v=…&t=896s)`` must keep its ``&t=``: MyST-Parser 3 stores the URL
+    HTML-escaped (``&amp;t=``) and docutils escapes it again when it writes the page
+    (``&amp;amp;t=``), so every link lost its query after the first parameter and the lecture
+    started at 0:00 (MyST-Parser issue 760). The URL goes back to what the source says."""
+    from docutils import nodes
+
+    for node in doctree.findall(nodes.reference):
+        uri = node.get("refuri", "")
+        if "&amp;" in uri:
+            node["refuri"] = uri.replace("&amp;", "&")
+
+
 def _launch_the_student_edition(app, pagename, templatename, context, doctree) -> None:
     """Colab and Binder buttons of a chapter page: the student edition, not the book's source."""
     match = CHAPTER_DOC.match(pagename)
@@ -270,6 +286,7 @@ def setup(app):
     app.connect("html-page-context", _add_playground_where_needed)
     app.connect("build-finished", _write_playground)
     app.connect("env-get-updated", _number_exercises_by_chapter, priority=900)
+    app.connect("doctree-resolved", _unescape_link_ampersands)
     # after sphinx-book-theme's add_launch_buttons (priority 501)
     app.connect("html-page-context", _launch_the_student_edition, priority=800)
     # last, after every handler that adds a script to the page
