@@ -83,6 +83,24 @@ def solution_source(fn: Callable) -> str:
     parts = ["from __future__ import annotations"]
     if imports:
         parts.append("\n".join(sorted(imports)))
-    parts += [inspect.getsource(h).rstrip() for h in helpers]
+    # The solution first, then the helpers it calls (Python finds them when the function runs);
+    # a helper the definition itself needs (a default value, a decorator) goes before it.
+    needed_now = _names_used_at_definition(fn)
+    early = [h for h in helpers if h.__name__ in needed_now]
+    late = [h for h in helpers if h not in early]
+    parts += [inspect.getsource(h).rstrip() for h in early]
     parts.append(inspect.getsource(fn).rstrip())
+    if late:
+        parts.append("# The helpers it calls, from the same module:")
+        parts += [inspect.getsource(h).rstrip() for h in late]
     return "\n\n\n".join(parts) + "\n"
+
+
+def _names_used_at_definition(fn: Callable) -> set[str]:
+    """Names that defining ``fn`` evaluates: its default values and decorators."""
+    node = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    args = getattr(node, "args", None)
+    evaluated = [*getattr(node, "decorator_list", [])]
+    if args is not None:
+        evaluated += [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    return {n.id for e in evaluated for n in ast.walk(e) if isinstance(n, ast.Name)}
