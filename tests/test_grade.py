@@ -59,11 +59,17 @@ def solution(name: str) -> str:
     return answer_source(check.exercise(name).shown, name)
 
 
+def below(code: str, name: str) -> str:
+    """``code``, then the solution of ``name`` (whose ``__future__`` import could only be first,
+    as Jupyter says too)."""
+    return code + solution(name).replace("from __future__ import annotations\n", "")
+
+
 # --- hostile submissions: (file, chapter, {exercise: code}) and what each must get -------------
 
 LOOP_IN_FUNCTION = "def get_stats(ids):\n    while True:\n        pass\n"
 HOSTILE = {
-    "loops_at_top.ipynb": ("00", {"get_stats": "while True:\n    pass\n" + solution("get_stats")}),
+    "loops_at_top.ipynb": ("00", {"get_stats": below("while True:\n    pass\n", "get_stats")}),
     "loops_in_function.ipynb": ("00", {"get_stats": LOOP_IN_FUNCTION}),
     "exits_at_top.ipynb": ("00", {"get_stats": "import sys\nsys.exit(3)\n"}),
     "exits_in_function.ipynb": (
@@ -116,15 +122,17 @@ HOSTILE = {
     "patches_a_builtin.ipynb": (
         "03",
         {
-            "decode": "import builtins\nbuiltins.isinstance = lambda *a: True\n"
-            + solution("decode"),
+            "decode": below("import builtins\nbuiltins.isinstance = lambda *a: True\n", "decode"),
         },
     ),
     "changes_the_package_files.ipynb": (
         "00",
         {
-            "merge": "import pathlib, tokcourse.bpe\n"
-            "pathlib.Path(tokcourse.bpe.__file__).write_text('# gone\\n')\n" + solution("merge"),
+            "merge": below(
+                "import pathlib, tokcourse.bpe\n"
+                "pathlib.Path(tokcourse.bpe.__file__).write_text('# gone\\n')\n",
+                "merge",
+            ),
         },
     ),
     "does_not_compile.ipynb": ("03", {"encode": "def encode(text, merges)\n    return []\n"}),
@@ -156,6 +164,55 @@ HOSTILE = {
         "03",
         {
             "build_vocab": "def build_vocab(merges):\n    assert novel\n    return {}\n",
+        },
+    ),
+    "forges_equality.ipynb": (
+        "03",
+        {
+            "decode": "class Anything(str):\n    def __eq__(self, other):\n        return True\n\n"
+            "    def __ne__(self, other):\n        return False\n\n"
+            "def decode(ids, vocab):\n    return Anything('')\n",
+        },
+    ),
+    "turns_the_tracer_off.ipynb": (
+        "03",
+        {
+            "encode": "import sys\nfrom tokcourse import bpe\n\ndef encode(text, merges):\n"
+            "    p = sys.getprofile()\n    sys.setprofile(None)\n"
+            "    try:\n        return bpe.encode(text, merges)\n    finally:\n"
+            "        sys.setprofile(p)\n",
+        },
+    ),
+    "course_function_in_a_raw_thread.ipynb": (
+        "03",
+        {
+            "decode": "import _thread, time\nfrom tokcourse import bpe\n\ndef decode(ids, vocab):\n"
+            "    out = []\n    run = lambda: out.append(bpe.decode(ids, vocab))\n"
+            "    _thread.start_new_thread(run, ())\n"
+            "    while not out:\n        time.sleep(0.001)\n    return out[0]\n",
+        },
+    ),
+    "late_future_import.ipynb": (
+        "03",
+        {
+            "encode": "x = 1\nfrom __future__ import annotations\n" + solution("encode"),
+        },
+    ),
+    "return_at_the_top.ipynb": (
+        "03",
+        {
+            "decode": solution("decode") + "\nreturn\n",
+        },
+    ),
+    "slow_test_under_a_full_solution.ipynb": (
+        "03",
+        {
+            "build_vocab": solution("build_vocab"),
+            "encode": solution("encode"),
+            "is_canonical": solution("is_canonical").replace(
+                "from __future__ import annotations", ""
+            )
+            + "\nimport time\nwhile True:\n    time.sleep(0.01)\n",
         },
     ),
     "annotation_never_imported.ipynb": (
@@ -315,7 +372,15 @@ def rows_of(classroom, name: str) -> dict[str, grader.Row]:
         ("partial_of_the_course_function.ipynb", "encode", "failed", "course's own function"),
         ("course_function_in_a_thread.ipynb", "encode", "failed", "calls the course's own"),
         ("empties_the_cases.ipynb", "decode", "failed", "exercise decode.cases"),
-        ("uses_a_chapter_variable.ipynb", "build_vocab", "error", "uses novel, which cell"),
+        ("uses_a_chapter_variable.ipynb", "build_vocab", "error", "uses novel, which the chapter"),
+        ("forges_equality.ipynb", "decode", "failed", "expected"),
+        ("turns_the_tracer_off.ipynb", "encode", "failed", "tracing off"),
+        ("course_function_in_a_raw_thread.ipynb", "decode", "failed", "calls the course's own"),
+        ("late_future_import.ipynb", "encode", "error", "SyntaxError"),
+        ("return_at_the_top.ipynb", "decode", "error", "SyntaxError"),
+        ("slow_test_under_a_full_solution.ipynb", "is_canonical", "error", "ran over"),
+        ("slow_test_under_a_full_solution.ipynb", "encode", "passed", "correct"),
+        ("slow_test_under_a_full_solution.ipynb", "build_vocab", "passed", "correct"),
         ("annotation_never_imported.ipynb", "build_vocab", "error", "'Mapping' is not defined"),
         ("helper_cell_above.ipynb", "get_stats", "passed", "correct"),
         ("wrong_encode_right_is_canonical.ipynb", "encode", "failed", "expected"),

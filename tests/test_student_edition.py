@@ -23,6 +23,7 @@ from tools import myst, student
 from tools import notebooks as nbtools
 
 STUB, CHECK = "exercise-stub", "exercise-check"
+TRY_IT = "from tokcourse.course.viz import show_tokens\n\ntext = "
 
 
 @pytest.fixture(scope="module")
@@ -103,8 +104,11 @@ def test_no_guard_cell_and_nothing_hidden_runs(editions, path):
     for cell in guards:
         assert cell.cell_type != "code" or cell.source in kept or cell.source not in sources
     visible = [c for c in book.cells if c.cell_type == "code" and c not in guards]
-    assert sources == [c.source for c in book.cells if c.cell_type == "code" and (
-        c in visible or c.source in kept)]  # fmt: skip
+    boxes = sum(bool(student.PLAYGROUND_BOX.search(c.source)) for c in book.cells)
+    try_it = [x for x in sources if x.startswith(TRY_IT)]
+    assert len(try_it) == boxes  # each live box of the web page: a cell to run instead
+    assert [x for x in sources if x not in try_it] == [c.source for c in book.cells if (
+        c.cell_type == "code" and (c in visible or c.source in kept))]  # fmt: skip
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -197,7 +201,18 @@ def test_an_edition_without_solutions_for_graded_work(tmp_path):
     nb = nbformat.read(student.write_all(tmp_path, [NOTEBOOKS[3]], solutions=False)[0], 4)
     text = "\n".join(c.source for c in nb.cells)
     assert "Solution to" not in text and "<details>" not in text
+    assert "show_solution" not in text  # nor a pointer to it
     assert len(tagged(nb, STUB)) == len(tagged(nb, CHECK)) == 5
+
+
+def test_the_live_box_of_the_web_page_becomes_a_cell_to_run(editions):
+    nb = read(editions, NOTEBOOKS[5])
+    at = next(i for i, c in enumerate(nb.cells) if c.source.startswith("**Try it.**"))
+    code = nb.cells[at + 1].source
+    assert "tokcourse-playground" not in "".join(c.source for c in nb.cells)
+    namespace: dict = {}
+    exec(code, namespace)  # it runs: the same text, the same three encodings
+    assert "DON'T stop" in namespace["text"] and "o200k_base" in code
 
 
 def test_a_glossary_page_or_a_notebook_link_is_what_it_should_be(editions):

@@ -23,6 +23,7 @@ construct must be taught here before a chapter can use it, never shown raw to a 
 from __future__ import annotations
 
 import ast
+import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,6 +54,13 @@ INLINE = re.compile(
 )
 RELATIVE_LINK = re.compile(r"\]\((?P<target>(?![a-z][\w+.-]*:|#|/)[^)\s]+)\)")
 SIBLING_NOTEBOOK = re.compile(r"^\d\d_[\w-]+\.ipynb(#.*)?$")
+
+
+#: The sentence of an exercise that says how to print its solution.
+SHOW_SOLUTION = re.compile(
+    r"\s*(?:In Colab, Binder or any\s+Jupyter, )?`check\.show_solution\(\"\w+\"\)`\s+prints\s+"
+    r"(?:the|its)\s[^.]*\."
+)
 
 
 class MystError(ValueError):
@@ -202,7 +210,9 @@ def _quote(lines: list[str]) -> list[str]:
 
 
 def _details(summary: str, body: list[str]) -> list[str]:
-    # The blank lines let Jupyter and Colab render the Markdown inside the HTML block.
+    # Markdown is not read inside <summary>: its code spans become <code>. The blank lines let
+    # Jupyter and Colab render the Markdown of the body inside the HTML block.
+    summary = re.sub(r"`([^`]+)`", lambda m: f"<code>{html.escape(m[1])}</code>", summary)
     return ["<details>", f"<summary>{summary}</summary>", "", *body, "", "</details>"]
 
 
@@ -218,7 +228,10 @@ def _block(block: Block, ctx: Context) -> list[str]:
             raise MystError("an exercise without a :label:")
         ctx.exercises[label] = len(ctx.exercises) + 1
         title = ctx.exercise_title(label) + (f": {_inline(block.arg, ctx)}" if block.arg else "")
-        return [f'<a id="{label}"></a>', "", *_quote([f"**{title}**", "", *body()])]
+        lines = body()
+        if not ctx.solutions:  # an edition for graded work does not point at the answer
+            lines = SHOW_SOLUTION.sub("", "\n".join(lines)).rstrip().split("\n")
+        return [f'<a id="{label}"></a>', "", *_quote([f"**{title}**", "", *lines])]
     if name == "solution":
         title = f"Solution to {ctx.exercise_title(block.arg)}"
         if not ctx.solutions:

@@ -215,6 +215,10 @@ def student_edition(
         elif cell.cell_type == "markdown":
             if "remove-cell" in tags:
                 continue
+            box = PLAYGROUND_BOX.search(cell.source)
+            if box:  # the web page's live tokenizer box: a cell to edit and run instead
+                cells += try_it(box)
+                continue
             try:
                 new = nbformat.v4.new_markdown_cell(myst.convert(cell.source, ctx))
             except myst.MystError as err:
@@ -248,9 +252,42 @@ def solution_names(nb: nbformat.NotebookNode) -> dict[str, str]:
 
 def _solution_code(name: str) -> str:
     from tokcourse import check
-    from tokcourse.course.solutions import solution_source
 
-    return solution_source(check.exercise(name).shown)
+    return check.solution_code(name)
+
+
+#: A chapter's live tokenizer box (``book/_ext/tokcourse_playground.py`` makes it work on the
+#: web page; a notebook front end shows nothing of it).
+PLAYGROUND_BOX = re.compile(
+    r'<div class="tokcourse-playground"[^>]*?data-encodings="(?P<encodings>[^"]+)"'
+    r'[^>]*?data-text="(?P<text>[^"]*)"[^>]*>.*?</div>',
+    re.S,
+)
+
+
+def try_it(box: re.Match) -> list[nbformat.NotebookNode]:
+    """The box as a paragraph and a code cell that shows the same text's tokens, to edit."""
+    import html
+
+    text = html.unescape(box["text"])
+    names = [ENCODING_NAMES.get(e, e) for e in box["encodings"].split()]
+    intro = (
+        f"**Try it.** Change the text in the next cell and run it: its tokens under "
+        f"{', '.join(names[:-1])} and {names[-1]}, one row each (hover a token for its id "
+        "and bytes). Try a word and its capitalised form, a long number, indented code, a "
+        "trailing space."
+    )
+    code = (
+        "from tokcourse.course.viz import show_tokens\n\n"
+        f"text = {text!r}\n"
+        f"show_tokens(text, {tuple(box['encodings'].split())!r})"
+    )
+    cell = nbformat.v4.new_code_cell(code)
+    cell.metadata["tokcourse"] = {"course": course_mark(code)}
+    return [nbformat.v4.new_markdown_cell(intro), cell]
+
+
+ENCODING_NAMES = {"r50k_base": "GPT-2", "cl100k_base": "GPT-4", "o200k_base": "GPT-4o"}
 
 
 def _number_cell_ids(nb: nbformat.NotebookNode, chapter: str) -> None:

@@ -176,6 +176,46 @@ def _is_array(value: Any) -> bool:
     return type(value).__module__ == "numpy" and type(value).__name__ == "ndarray"
 
 
+def plain(value: Any) -> Any:
+    """``value`` with every subclass of a built-in type turned into that built-in type.
+
+    Answers are compared as plain data: a ``Counter`` is compared as the dict it is, and a str
+    subclass whose ``__eq__`` says yes to everything is compared as the text it holds. The
+    base type's own methods read the data (``str.__getitem__``, ``dict.items``), never the
+    subclass's. Other objects (numpy arrays, generators) are left as they are.
+
+    >>> from collections import Counter
+    >>> plain(Counter("aab")) == {"a": 2, "b": 1}, type(plain(Counter("ab")))
+    (True, <class 'dict'>)
+    """
+    kind = type(value)
+    if kind in _EXACT:
+        if kind in (list, tuple, set, frozenset):
+            return kind(plain(v) for v in value)
+        if kind is dict:
+            return {plain(k): plain(v) for k, v in value.items()}
+        return value
+    for base, copy in _COPIES:
+        if isinstance(value, base):
+            return plain(copy(value))
+    return value
+
+
+_EXACT = {bool, int, float, complex, str, bytes, type(None), list, tuple, set, frozenset, dict}
+_COPIES: tuple[tuple[type, Callable[[Any], Any]], ...] = (
+    (bool, bool.__bool__),
+    (int, int.__pos__),
+    (float, float.__pos__),
+    (str, lambda s: str.__getitem__(s, slice(None))),
+    (bytes, lambda b: bytes.__getitem__(b, slice(None))),
+    (dict, lambda d: dict(dict.items(d))),
+    (list, lambda x: list(list.__iter__(x))),
+    (tuple, lambda x: tuple(tuple.__iter__(x))),
+    (frozenset, lambda x: frozenset(frozenset.__iter__(x))),
+    (set, lambda x: set(set.__iter__(x))),
+)
+
+
 def _same(before: Any, after: Any) -> bool:
     """Whether an argument is unchanged by a call; numpy arrays by dtype, shape and values.
 

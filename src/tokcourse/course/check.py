@@ -43,9 +43,9 @@ from typing import Any
 
 from tokcourse.course import checks
 from tokcourse.course.exercises import CheckResult, Entry, Exercise, run_check
-from tokcourse.course.exercises import show_solution as _show_solution_of
+from tokcourse.course.solutions import solution_source
 
-__all__ = ["exercise", "exercise_names", "result", "show_solution"]
+__all__ = ["exercise", "exercise_names", "result", "show_solution", "solution_code"]
 
 _last: dict[str, CheckResult] = {}
 
@@ -106,6 +106,20 @@ def result(name: str) -> CheckResult:
     return _last[name]
 
 
+def solution_code(name: str) -> str:
+    """The reference solution of exercise ``name`` as code that runs on its own: imports, the
+    function, then the helpers it calls. The functions of the other exercises are imported from
+    the package, not written out (a student has written them already).
+
+    >>> "from tokcourse.bpe import get_stats" in solution_code("encode")
+    True
+    """
+    others = frozenset(
+        f for n in _registry() if n != name for f in (exercise(n).reference, exercise(n).shown)
+    )
+    return solution_source(exercise(name).shown, imported=others - {exercise(name).shown})
+
+
 def show_solution(name: str) -> None:
     """Print the reference solution of exercise ``name`` as code you could paste into a cell.
 
@@ -113,7 +127,8 @@ def show_solution(name: str) -> None:
     # Reference solution for `merge` (tokcourse.bpe.merge)
     ...
     """
-    _show_solution_of(exercise(name))
+    print(f"# Reference solution for `{name}` ({exercise(name).reference_name})")
+    print(solution_code(name))
 
 
 def _checker(name: str) -> Callable[[Any], Callable]:

@@ -22,9 +22,7 @@ An exercise is a statement, a stub raising ``NotImplementedError``, a check cell
 
 from __future__ import annotations
 
-import functools
 import inspect
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -42,8 +40,9 @@ from tokcourse.course.answers import (
     _type_advice,
     dict_of,
     list_of,
+    plain,
 )
-from tokcourse.course.calls import _Call, _call_with_limit, _TimeLimit
+from tokcourse.course.calls import _Call, _call_with_limit, _TimeLimit, is_course_code
 from tokcourse.course.plotting import in_book_build
 from tokcourse.course.solutions import solution_source
 
@@ -232,29 +231,6 @@ def _normalized(exercise: Exercise, answer: Any) -> Any:
         return answer
 
 
-def is_course_code(fn: Any, exercise: Exercise | None = None) -> bool:
-    """Whether ``fn`` is the course's own code rather than a student's.
-
-    >>> from tokcourse import bpe
-    >>> import functools
-    >>> is_course_code(bpe.merge), is_course_code(functools.partial(bpe.merge))
-    (True, True)
-    >>> is_course_code(lambda ids: ids)
-    False
-    """
-    if exercise is not None and fn in (exercise.reference, exercise.shown):
-        return True
-    while isinstance(fn, functools.partial) or inspect.ismethod(fn):  # partial(bpe.encode)
-        fn = fn.func if isinstance(fn, functools.partial) else fn.__func__
-    if exercise is not None and fn in (exercise.reference, exercise.shown):
-        return True
-    code = getattr(inspect.unwrap(fn), "__code__", None)
-    if code is None:
-        return False
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tokcourse/
-    return os.path.abspath(code.co_filename).startswith(package + os.sep)
-
-
 @dataclass
 class _Failure:
     case: Case
@@ -318,7 +294,7 @@ def _judge(exercise: Exercise, case: Case, expected_raw: Any, call: _Call) -> _F
                 "(copy first, or build a new list as you go)."
             )
             return _Failure(case, "mutated", expected_raw, got, hint, call.printed, changed)
-    if _normalized(exercise, got) != expected:
+    if _normalized(exercise, plain(got)) != expected:  # plain: no __eq__ of the student's
         return _Failure(case, "failed", expected_raw, got, printed=call.printed)
     return None
 

@@ -22,9 +22,11 @@ process (``os._exit``, a crash), the grader still has everything graded before.
 
 from __future__ import annotations
 
+import _thread
 import builtins
 import contextlib
 import dataclasses
+import functools
 import importlib
 import io
 import json
@@ -158,8 +160,8 @@ class Grader:
         self.snapshots: dict[str, Any] = {}
         self.define_errors: dict[str, str] = {}
         self.cell_faults: dict[str, str] = dict(job.get("faults", {}))
-        self.redefined: dict[str, int] = {}  # defined again after its check cell, in cell N
-        self.not_run: dict[str, int] = {}  # assigned by a chapter cell whose code is not run
+        self.redefined: dict[str, str] = {}  # defined again after its check cell, in that cell
+        self.not_run: dict[str, str] = {}  # assigned by a chapter cell whose code is not run
         # statements that ended the process in an earlier run: (cell, line) -> what they did
         self.skip = {(cell, line): why for cell, line, why in job.get("skip", [])}
 
@@ -189,12 +191,11 @@ class Grader:
             lines = cell.text.splitlines(True)
             linecache.cache[cell.filename] = (len(cell.text), None, lines, cell.filename)
             for name in cell.not_run:
-                self.not_run.setdefault(name, cell.index)
+                self.not_run.setdefault(name, cell.where)
             if cell.syntax_error:
                 for name in sorted(cell.answers - set(self.snapshots)):
                     self.define_errors[name] = (
-                        f"cell {cell.index + 1}, which defines {name}, does not compile: "
-                        f"{cell.syntax_error}"
+                        f"{cell.where}, which defines {name}, does not compile: {cell.syntax_error}"
                     )
                 continue
             for stmt in cell.statements:
@@ -218,13 +219,13 @@ class Grader:
                     for name in stmt.defines & names:
                         self.define_errors.pop(name, None)
                         if name in self.snapshots:
-                            self.redefined.setdefault(name, cell.index)
+                            self.redefined.setdefault(name, cell.where)
             for name in cell.checks:
                 if name not in self.snapshots:
                     self.snapshots[name] = self.ns.get(name, _MISSING)
 
     def _failed(self, cell, stmt, what: str, fault: bool = False) -> None:
-        where = f"cell {cell.index + 1}, line {stmt.line}"
+        where = f"{cell.where}, line {stmt.line}"
         for name in stmt.defines & set(self.exercises):
             self.define_errors[name] = f"defining {name} ({where}) {what}"[:DETAIL_CHARS]
         if fault:  # the cell of an exercise did not run as a cell should: it is not graded
@@ -246,7 +247,7 @@ class Grader:
         row = self._grade(name, before)
         if name in self.redefined and row["status"] != "passed":
             row["detail"] += (
-                f" (cell {self.redefined[name] + 1} defines {name} again after its check cell;"
+                f" ({self.redefined[name]} defines {name} again after its check cell;"
                 " the grader, like Run All, checks the one defined before the check)"
             )
         return row
@@ -265,7 +266,10 @@ class Grader:
             return {"status": "error", "detail": self.define_errors[name]}
         exercise = self.exercises[name]
         if callable(fn) and is_course_code(fn, exercise):
-            where = f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', name)}"
+            inner = fn
+            while isinstance(inner, functools.partial):
+                inner = inner.func
+            where = f"{getattr(inner, '__module__', '?')}.{getattr(inner, '__qualname__', name)}"
             return {
                 "status": "failed",
                 "detail": f"hands in the course's own function ({where}), not the student's",
@@ -298,7 +302,7 @@ class Grader:
             return {
                 "status": "error",
                 "detail": (
-                    f"{name} uses {variable}, which cell {cell + 1} of the chapter computes; the "
+                    f"{name} uses {variable}, which the chapter computes in {cell}; the "
                     "grader runs the chapter's definitions, not its computations: define "
                     f"{variable} in the cell of {name}, or pass it in"
                 ),
@@ -309,7 +313,7 @@ class Grader:
         return row
 
 
-def _chapter_name(got: Any, not_run: dict[str, int]) -> tuple[str, int] | None:
+def _chapter_name(got: Any, not_run: dict[str, str]) -> tuple[str, str] | None:
     """``(name, cell)`` when the student's function raised NameError for a name that a chapter
     cell assigns in a statement the grader did not run."""
     if isinstance(got, NameError) and getattr(got, "name", None) in not_run:
@@ -323,28 +327,43 @@ def _tamper_detail(names: list[str]) -> str:
 
 
 def _traced(exercise, calls: list[str]) -> Callable:
-    """``exercise.call`` that records when the student's function makes the reference run
-    (directly, through a wrapper, or in a thread it starts)."""
+    """``exercise.call`` that records when the student's function makes the reference run:
+    directly, through a wrapper, or in a thread it starts. While it runs, ``sys.setprofile``
+    is the grader's (a student's call to it is recorded, not obeyed), and a thread started
+    with ``_thread`` runs under the same watch."""
     original = exercise.call or (lambda f, a, k: f(*a, **k))
     watched = {
         getattr(f, "__code__", None) for f in (exercise.reference, exercise.shown) if f is not None
     } - {None}
+    set_profile, start_thread = sys.setprofile, _thread.start_new_thread
 
     def profile(frame, event, arg):
         if event == "call" and frame.f_code in watched:
             calls.append(frame.f_code.co_qualname)
 
+    def refuse_setprofile(function):
+        calls.append("sys.setprofile (it tried to turn the grader's tracing off)")
+
+    def watched_thread(function, args, kwargs=None):
+        def run(*a, **k):
+            set_profile(profile)
+            return function(*a, **k)
+
+        return start_thread(run, args, kwargs or {})
+
     def call(fn, args, kwargs):
         if fn is exercise.reference:
             return original(fn, args, kwargs)
-        sys.setprofile(profile)
+        set_profile(profile)
         threading.setprofile(profile)
+        sys.setprofile, _thread.start_new_thread = refuse_setprofile, watched_thread
         try:
             return original(fn, args, kwargs)
         finally:
+            sys.setprofile, _thread.start_new_thread = set_profile, start_thread
             if sys.getprofile() is not profile:
-                calls.append("profiler (it turned the grader's tracing off)")
-            sys.setprofile(None)
+                calls.append("the profiler (it turned the grader's tracing off)")
+            set_profile(None)
             threading.setprofile(None)  # type: ignore[arg-type]
 
     return call

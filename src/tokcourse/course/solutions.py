@@ -18,8 +18,11 @@ def _module_of(fn: Callable) -> types.ModuleType:
     return sys.modules[fn.__module__]
 
 
-def _dependencies(fn: Callable) -> tuple[list[str], list[Callable]]:
-    """Import lines and same-module helper functions that ``fn`` needs to run on its own."""
+def _dependencies(
+    fn: Callable, imported: frozenset = frozenset()
+) -> tuple[list[str], list[Callable]]:
+    """Import lines and same-module helper functions that ``fn`` needs to run on its own;
+    a helper in ``imported`` is imported from the package rather than written out."""
     imports: list[str] = []
     helpers: list[Callable] = []
     seen: set[int] = set()
@@ -33,7 +36,11 @@ def _dependencies(fn: Callable) -> tuple[list[str], list[Callable]]:
         for name, obj in used.items():
             if isinstance(obj, types.ModuleType):
                 line = f"import {obj.__name__}" + (f" as {name}" if name != obj.__name__ else "")
-            elif getattr(obj, "__module__", None) == module.__name__ and inspect.isfunction(obj):
+            elif (
+                getattr(obj, "__module__", None) == module.__name__
+                and inspect.isfunction(obj)
+                and obj not in imported
+            ):
                 visit(obj)
                 if obj not in helpers:
                     helpers.append(obj)
@@ -72,14 +79,18 @@ def _global_names(fn: Callable) -> list[str]:
     return names
 
 
-def solution_source(fn: Callable) -> str:
-    """Standalone source of a reference solution: imports, helpers it calls, then ``fn``.
+def solution_source(fn: Callable, imported: frozenset = frozenset()) -> str:
+    """Standalone source of a reference solution: imports, ``fn``, then the helpers it calls.
+
+    ``imported``: helpers to import from the package instead of writing them out (the course
+    passes the other exercises' references: a student wrote those already, and a solution
+    pasted into a stub cell must not define another exercise's function again).
 
     >>> from tokcourse.bpe import merge
     >>> print(solution_source(merge).splitlines()[0])
     from __future__ import annotations
     """
-    imports, helpers = _dependencies(fn)
+    imports, helpers = _dependencies(fn, imported)
     parts = ["from __future__ import annotations"]
     if imports:
         parts.append("\n".join(sorted(imports)))

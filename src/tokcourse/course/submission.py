@@ -137,6 +137,7 @@ class CellPlan:
     answer: bool = False  # the student's cell: every statement runs
     answers: set[str] = field(default_factory=set)  # the exercises this cell answers
     not_run: set[str] = field(default_factory=set)  # names its skipped statements assign
+    where: str = ""  # "cell 12 ('def encode(text, merges):')": its place among all the cells
 
 
 def _defined_names(stmt: ast.stmt) -> set[str]:
@@ -165,12 +166,18 @@ def _is_constant(stmt: ast.stmt) -> bool:
 def plan(nb: dict, exercises: tuple[str, ...]) -> list[CellPlan]:
     """What to run of each code cell (see the module's docstring); ``exercises``: the chapter's."""
     plans = []
+    positions = [k for k, c in enumerate(nb["cells"]) if c.get("cell_type") == "code"]
     for i, cell in enumerate(code_cells(nb)):
         text = MAGIC.sub(lambda m: f"{m['indent']}pass", source(cell))
         cell_plan = CellPlan(i, f"<submission cell {i + 1}>", text)
+        first = next((x.strip() for x in source(cell).splitlines() if x.strip()), "")
+        cell_plan.where = f"cell {positions[i] + 1} ({first[:48]!r})"
         cell_plan.checks = [n for n in CHECK_CALL.findall(text) if n in exercises]
         try:
             tree = ast.parse(text, cell_plan.filename)
+            # what only the compiler finds (a late __future__ import, a top-level return):
+            # the cell as a whole, as Jupyter compiles it
+            compile(tree, cell_plan.filename, "exec", dont_inherit=True)
         except (SyntaxError, ValueError, MemoryError, RecursionError) as err:
             where = f" (line {err.lineno})" if getattr(err, "lineno", None) else ""
             cell_plan.syntax_error = f"{type(err).__name__}: {getattr(err, 'msg', err)}{where}"
@@ -198,14 +205,25 @@ def plan(nb: dict, exercises: tuple[str, ...]) -> list[CellPlan]:
 
 
 def _answered(plans: list[CellPlan], nb: dict, exercises: tuple[str, ...]) -> None:
-    """Which exercises each answer cell answers: those it defines, and for a stub cell (tagged
-    ``exercise-stub``) the exercise of the next check cell, even if its ``def`` was deleted."""
+    """Which exercises each answer cell answers: a stub cell (tagged ``exercise-stub``), the
+    exercise of the next check cell (even if its ``def`` was deleted); another cell, the
+    exercises it defines whose check comes after it (a solution that redefines an exercise
+    already checked above, as a helper, does not answer that one again)."""
     cells = code_cells(nb)
+    checked_at = {}
+    for p in plans:
+        for name in p.checks:
+            checked_at.setdefault(name, p.index)
     for i, cell_plan in enumerate(plans):
-        cell_plan.answers = {n for n in exercises if defines_in_text(cell_plan.text, n)}
         if "exercise-stub" in tags(cells[i]):
             nxt = next((p for p in plans[i + 1 :] if p.checks), None)
-            cell_plan.answers |= set(nxt.checks[:1]) if nxt else set()
+            cell_plan.answers = set(nxt.checks[:1]) if nxt else set()
+        else:
+            cell_plan.answers = {
+                n
+                for n in exercises
+                if defines_in_text(cell_plan.text, n) and checked_at.get(n, len(plans)) > i
+            }
 
 
 def _is_check_line(stmt: ast.stmt, exercises: tuple[str, ...]) -> bool:
