@@ -302,9 +302,9 @@ class Grader:
             return {
                 "status": "error",
                 "detail": (
-                    f"{name} uses {variable}, which the chapter computes in {cell}; the "
-                    "grader runs the chapter's definitions, not its computations: define "
-                    f"{variable} in the cell of {name}, or pass it in"
+                    f"{name} uses {variable}, from {cell}: a line of the chapter the grader "
+                    "does not run (it runs the chapter's definitions, not its computations): "
+                    f"define {variable} in the cell of {name}, or pass it in"
                 ),
             }
         row = {"status": "failed", "detail": detail}

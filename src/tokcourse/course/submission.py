@@ -11,9 +11,10 @@ process, before any of its code runs. Nothing here executes a student's code: it
   the chapter's own code cells with a fingerprint of its source (:func:`course_mark`). From
   such a cell, unchanged, the grader takes only the *definitions*: imports, functions, classes
   and literal constants, not the chapter's computations (training a tokenizer, drawing a
-  figure). Every other cell is the student's: an exercise's stub cell, a cell the student added
-  or changed, a cell that defines one of the chapter's exercises. From those it runs every
-  statement, as Run All would. Shell and magic lines (``!pip``, ``%time``) are left out.
+  figure; nor its imports of drawing libraries, :data:`DRAWING`). Every other cell is the
+  student's: an exercise's stub cell, a cell the student added or changed, a cell that
+  defines one of the chapter's exercises. From those it runs every statement, as Run All
+  would. Shell and magic lines (``!pip``, ``%time``) are left out.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ CHECK_CALL = re.compile(r"\bcheck\.(\w+)\s*\(")
 NAME_NUMBER = re.compile(r"(?<![0-9])([0-9]{2})_([a-z0-9_]+?)(?:[^a-z0-9_]|$)")
 MAGIC = re.compile(r"^(?P<indent>[ \t]*)[%!].*$", re.M)
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: Libraries the chapters import only to draw: a chapter cell's import of one is not run (it
+#: costs more than the rest of a notebook's grading); a student's cell imports what it uses.
+DRAWING = {"matplotlib", "plotly", "IPython", "pandas"}
 
 
 def course_mark(text: str) -> str:
@@ -194,7 +198,9 @@ def plan(nb: dict, exercises: tuple[str, ...]) -> list[CellPlan]:
         for stmt in tree.body:
             if cell_plan.checks and _is_check_line(stmt, exercises):
                 continue  # the grader runs the checks itself
-            if cell_plan.answer or isinstance(stmt, DEFINITIONS) or _is_constant(stmt):
+            if cell_plan.answer or (
+                (isinstance(stmt, DEFINITIONS) and not _imports_drawing(stmt)) or _is_constant(stmt)
+            ):
                 module = ast.Module(body=[stmt], type_ignores=[])
                 cell_plan.statements.append(Statement(module, _defined_names(stmt), stmt.lineno))
             else:
@@ -224,6 +230,14 @@ def _answered(plans: list[CellPlan], nb: dict, exercises: tuple[str, ...]) -> No
                 for n in exercises
                 if defines_in_text(cell_plan.text, n) and checked_at.get(n, len(plans)) > i
             }
+
+
+def _imports_drawing(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import):
+        return all(a.name.split(".")[0] in DRAWING for a in stmt.names)
+    if isinstance(stmt, ast.ImportFrom):
+        return (stmt.module or "").split(".")[0] in DRAWING and not stmt.level
+    return False
 
 
 def _is_check_line(stmt: ast.stmt, exercises: tuple[str, ...]) -> bool:
