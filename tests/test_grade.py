@@ -211,6 +211,39 @@ HOSTILE = {
             + "\nimport time\nwhile True:\n    time.sleep(0.01)\n",
         },
     ),
+    "saves_the_profiler_switch.ipynb": (
+        "00",
+        {
+            "merge": "import sys\nfrom tokcourse import bpe\n\nSP = sys.setprofile\n\n"
+            "def merge(ids, pair, idx):\n    p = sys.getprofile()\n    SP(None)\n"
+            "    try:\n        return bpe.merge(ids, pair, idx)\n    finally:\n        SP(p)\n",
+        },
+    ),
+    "course_function_in_a_child_process.ipynb": (
+        "00",
+        {
+            "merge": "import json, subprocess, sys\n\ndef merge(ids, pair, idx):\n"
+            "    code = 'import json, sys; from tokcourse.bpe import merge; '\\\n"
+            "        'print(json.dumps(merge(*json.loads(sys.argv[1]))))'\n"
+            "    arg = json.dumps([ids, list(pair), idx])\n"
+            "    out = subprocess.run([sys.executable, '-c', code, arg], capture_output=True)\n"
+            "    return json.loads(out.stdout)\n",
+        },
+    ),
+    "error_before_the_def.ipynb": (
+        "00",
+        {"merge": "x = 1 / 0\n\n" + LOOP_IN_FUNCTION.replace("get_stats", "merge")},
+    ),
+    "own_thread_pool.ipynb": (
+        "00",
+        {
+            "get_stats": "from concurrent.futures import ThreadPoolExecutor\n\n"
+            "def get_stats(ids):\n    def count():\n        out = {}\n"
+            "        for p in zip(ids, ids[1:]):\n            out[p] = out.get(p, 0) + 1\n"
+            "        return out\n\n    with ThreadPoolExecutor(1) as pool:\n"
+            "        return pool.submit(count).result()\n",
+        },
+    ),
     "annotation_never_imported.ipynb": (
         "03",
         {

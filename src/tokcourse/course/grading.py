@@ -23,6 +23,7 @@ process (``os._exit``, a crash), the grader still has everything graded before.
 from __future__ import annotations
 
 import _thread
+import ast
 import builtins
 import contextlib
 import dataclasses
@@ -215,10 +216,14 @@ class Grader:
                     self._failed(cell, stmt, "ran out of memory", True)
                 except BaseException as err:  # noqa: BLE001 (a student's code raises anything)
                     self._failed(cell, stmt, f"raised {type(err).__name__}: {err}")
+                    if cell.answer and not _chapter_name(err, self.not_run):
+                        break  # as in Jupyter, a cell stops at its first error; a line that
+                        # failed only for a value of the chapter the grader skips, does not
                 else:
                     for name in stmt.defines & names:
                         self.define_errors.pop(name, None)
-                        if name in self.snapshots:
+                        imported = isinstance(stmt.code.body[0], ast.Import | ast.ImportFrom)
+                        if name in self.snapshots and not imported:
                             self.redefined.setdefault(name, cell.where)
             for name in cell.checks:
                 if name not in self.snapshots:
@@ -285,10 +290,13 @@ class Grader:
         if result.status == "passed" and not result.n_cases:
             return {"status": "error", "detail": "the check ran on no input at all"}
         if result.status == "passed" and calls:  # right, but by running the course's code
-            return {
-                "status": "failed",
-                "detail": f"{name} calls the course's own {calls[0]}: it is not the student's work",
-            }
+            what = calls[0]
+            detail = (
+                f"{name}: {what}; not graded as passed"
+                if " (" in what
+                else f"{name} calls the course's own {what}: it is not the student's work"
+            )
+            return {"status": "failed", "detail": detail}
         if result.status == "passed":
             return {"status": "passed", "detail": detail}
         if result.status == "not implemented":
@@ -342,7 +350,10 @@ def _traced(exercise, calls: list[str]) -> Callable:
             calls.append(frame.f_code.co_qualname)
 
     def refuse_setprofile(function):
-        calls.append("sys.setprofile (it tried to turn the grader's tracing off)")
+        if function is profile:  # threading starting a thread sets the grader's own profile
+            set_profile(profile)
+        else:
+            calls.append("sys.setprofile (it tried to turn the grader's tracing off)")
 
     def watched_thread(function, args, kwargs=None):
         def run(*a, **k):
@@ -357,9 +368,11 @@ def _traced(exercise, calls: list[str]) -> Callable:
         set_profile(profile)
         threading.setprofile(profile)
         sys.setprofile, _thread.start_new_thread = refuse_setprofile, watched_thread
+        _AUDIT.append(calls)
         try:
             return original(fn, args, kwargs)
         finally:
+            _AUDIT.clear()
             sys.setprofile, _thread.start_new_thread = set_profile, start_thread
             if sys.getprofile() is not profile:
                 calls.append("the profiler (it turned the grader's tracing off)")
@@ -367,6 +380,27 @@ def _traced(exercise, calls: list[str]) -> Callable:
             threading.setprofile(None)  # type: ignore[arg-type]
 
     return call
+
+
+#: While a student's function runs under a check, the list its audited events go to.
+_AUDIT: list[list[str]] = []
+_PROCESS_EVENTS = {"os.fork", "os.forkpty", "subprocess.Popen", "os.system", "os.posix_spawn",
+                   "os.exec", "os.spawn", "pty.spawn"}  # fmt: skip
+
+
+def _audit(event: str, args: tuple) -> None:
+    """An audit hook (``sys.addaudithook``: a student's code cannot remove it). During a check
+    it records a profiler switched by any name (``SP = sys.setprofile`` saved before the check)
+    other than by ``threading`` starting a thread, and any process started: the course's code
+    run there would not be seen."""
+    if not _AUDIT:
+        return
+    if event == "sys.setprofile":
+        caller = sys._getframe(1)
+        if caller.f_code.co_filename not in (threading.__file__, __file__):
+            _AUDIT[0].append("sys.setprofile (it turned the grader's tracing off)")
+    elif event in _PROCESS_EVENTS:
+        _AUDIT[0].append(f"{event} (it started another process, which the grader cannot watch)")
 
 
 def exercise_state(exercises: dict[str, Any]) -> dict[str, tuple]:
@@ -390,6 +424,7 @@ def run(job: dict) -> int:
         out.write(json.dumps({"event": "fatal", "detail": tokcourse.__file__}) + "\n")
         return 1
     _import_everything()
+    sys.addaudithook(_audit)
     from tokcourse import check
 
     names = tuple(job["chapter_exercises"])
