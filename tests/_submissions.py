@@ -17,22 +17,7 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-from tokcourse.course.solutions import solution_source
-
-
-def _free_names(tree: ast.AST, fn: Callable) -> list[str]:
-    local = set(fn.__code__.co_varnames)
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Name)
-            and isinstance(node.ctx, ast.Load)
-            and node.id not in local
-            and node.id in fn.__globals__
-            and node.id not in names
-        ):
-            names.append(node.id)
-    return names
+from tokcourse.course.solutions import _global_names, solution_source
 
 
 def _as_def(f: Callable) -> tuple[ast.FunctionDef, dict]:
@@ -78,7 +63,7 @@ def answer_source(fn: Callable, name: str) -> str:
             node.name = rename
         for used, value in closure.items():
             imports.append(f"{used} = {value!r}")
-        for used in _free_names(node, f):
+        for used in _global_names(f, node):
             obj = f.__globals__[used]
             if isinstance(obj, types.ModuleType):
                 line = f"import {obj.__name__}" + (f" as {used}" if used != obj.__name__ else "")

@@ -57,17 +57,18 @@ def _dependencies(
     return imports, helpers
 
 
-def _global_names(fn: Callable) -> list[str]:
-    """Module-level names that ``fn``'s source reads, in order of first use.
+def _global_names(fn: Callable, tree: ast.AST | None = None) -> list[str]:
+    """Module-level names that ``fn``'s source (or ``tree``, its syntax) reads, in order.
 
     Read off the syntax tree: ``inspect.getclosurevars`` would also report attribute names
     (``text.encode`` looks like a use of a global ``encode``) and would miss names in default
     values (``pattern=GPT4_SPLIT_PATTERN``), which are evaluated when the function is defined.
     """
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    if tree is None:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
     local = set(fn.__code__.co_varnames)
     names: list[str] = []
-    for node in ast.walk(tree.body[0]):
+    for node in ast.walk(tree):
         if (
             isinstance(node, ast.Name)
             and isinstance(node.ctx, ast.Load)
