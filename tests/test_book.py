@@ -54,14 +54,17 @@ def build_book(timeout: int = 1800, again: bool = False) -> subprocess.Completed
             text=True,
             timeout=timeout,
         )
-        result = subprocess.run(
-            [str(jb), "build", ".", "-W", "-n", "--keep-going"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        result.stdout = prebuild.stdout + result.stdout
+        if prebuild.returncode != 0:  # as `make book`: a failing chapter stops it there
+            result = prebuild
+        else:
+            result = subprocess.run(
+                [str(jb), "build", ".", "-W", "-n", "--keep-going"],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+            result.stdout = prebuild.stdout + result.stdout
         if done is not None:
             for old in (ROOT / "_build").glob(".tests-build-*.json"):
                 old.unlink()

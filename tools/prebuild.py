@@ -9,9 +9,12 @@ runs those same chapters first, in parallel, exactly as the build would (same ke
 chapter's folder as working directory, the timeout of ``_config.yml``, errors not allowed, the
 environment the book's extension sets), and
 stores each result in the cache the way the build does. The build then finds every chapter
-there and executes nothing. A chapter that fails here is left out of the cache: the build runs
-it again and reports the error in its usual way. ``make book`` and the test suite's book build
-call this first.
+there and executes nothing. ``make book`` and the test suite's book build call this first.
+
+A chapter that fails stops the build here, once: the report names the chapter, the failing cell
+(its number, its lines, the line that raised marked) and the error; a guard written with
+``tokcourse.course.prose.claim`` quotes the sentence of the page it backs. The exit status is 1
+and ``make book`` does not go on to run the chapter a second time inside Sphinx.
 
 A chapter with a cell tagged ``timed`` prints timings. It runs after the others, alone, so no
 other chapter competes with it for the CPU (its timings are CPU seconds of its own process as
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -77,8 +81,60 @@ def _execute(path: str, timeout: int) -> tuple[str, nbformat.NotebookNode | None
         nb, cwd=str(Path(path).parent), allow_errors=False, timeout=timeout, meta_override=True
     )
     if result.err is not None:
-        return path, None, result.time, result.exc_string or repr(result.err)
+        return path, None, result.time, failure_report(path, nb, result.err)
     return path, nb, result.time, ""
+
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+#: Lines of a long failing cell shown on each side of the line that raised.
+CONTEXT = 6
+
+
+def failure_report(path: str | Path, executed: nbformat.NotebookNode, err: BaseException) -> str:
+    """What a reader of the build log needs: chapter, cell, the failing line, the error.
+
+    ``executed`` is the notebook as far as it ran (its failing cell holds the error output).
+    """
+    chapter = Path(path)
+    try:
+        chapter = chapter.resolve().relative_to(ROOT)
+    except ValueError:
+        pass
+    code_cells = [c for c in executed.cells if c.cell_type == "code"]
+    failing = [
+        (number, cell, output)
+        for number, cell in enumerate(code_cells, start=1)
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+    ]
+    if not failing:  # no cell holds the error (a timeout, a dead kernel): say what nbclient said
+        text = ANSI.sub("", str(err)).strip().splitlines()
+        return f"{chapter} failed: " + (text[-1] if text else type(err).__name__)
+    number, cell, error = failing[0]
+    frames = "\n".join(ANSI.sub("", line) for line in error.get("traceback", []))
+    # IPython names the cell's own frame "Cell In[7], line 4": the first such frame is the
+    # line of the cell that raised (later frames are inside the functions it called)
+    where = re.search(r"Cell In\[\d+\], line (\d+)", frames)
+    bad = int(where.group(1)) if where else None
+    lines = cell.source.splitlines()
+    first, last = 1, len(lines)
+    if bad is not None and len(lines) > 2 * CONTEXT + 1:
+        first, last = max(1, bad - CONTEXT), min(len(lines), bad + CONTEXT)
+    at = f", line {bad}" if bad is not None else ""
+    out = [f"{chapter} failed in code cell {number} of {len(code_cells)}{at}:"]
+    if first > 1:
+        out.append("      | ...")
+    for i in range(first, last + 1):
+        mark = "-->" if i == bad else "   "
+        out.append(f"  {mark} {i:3d} | {lines[i - 1]}")
+    if last < len(lines):
+        out.append("      | ...")
+    evalue = error.get("evalue", "")
+    out.append(f"{error.get('ename', 'Error')}: {evalue}" if evalue else error.get("ename", ""))
+    if error.get("ename") == "ClaimFailed":
+        out.append("The computation no longer supports that sentence of the page: fix the "
+                   "chapter's code or rewrite the sentence.")  # fmt: skip
+    return "\n".join(out)
 
 
 def _store(cache, outcome, done: int, total: int, *, alone: bool) -> list[str]:
@@ -88,8 +144,8 @@ def _store(cache, outcome, done: int, total: int, *, alone: bool) -> list[str]:
     path, executed, seconds, error = outcome
     name = Path(path).stem
     if executed is None:
-        last = error.strip().splitlines()[-1:] or ["?"]
-        print(f"[{done}/{total}] {name}: FAILED after {seconds:.1f} s: {last[0]}")
+        print(f"[{done}/{total}] {name}: FAILED after {seconds:.1f} s", flush=True)
+        print(error, "\n", sep="", flush=True)
         return [name]
     record = cache.add_nb_to_project(path)
     cache.cache_notebook_bundle(
@@ -120,31 +176,44 @@ def cached_outputs(path: Path) -> nbformat.NotebookNode | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="chapters at once")
-    parser.add_argument("only", nargs="*", type=Path, help="these chapters only (default: all)")
+    parser.add_argument(
+        "only",
+        nargs="*",
+        type=Path,
+        help="these notebooks only (default: every chapter of _toc.yml)",
+    )
     args = parser.parse_args(argv)
-    wanted = {p.resolve() for p in args.only}
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, not {args.jobs}")
-
-    from jupyter_cache import get_cache
 
     from tokcourse.course.plotting import BOOK_BUILD_ENV
 
     # What the book's extension sets before any chapter runs (book/_ext): the kernels inherit it
     # and draw plotly figures as the static page needs them. The cache key does not see it.
+    # Restored afterwards: the student edition's tool calls this in its own process.
+    before = os.environ.get(BOOK_BUILD_ENV)
     os.environ[BOOK_BUILD_ENV] = "1"
+    try:
+        return _prebuild(args.only, args.jobs)
+    finally:
+        if before is None:
+            del os.environ[BOOK_BUILD_ENV]
+        else:
+            os.environ[BOOK_BUILD_ENV] = before
+
+
+def _prebuild(only: list[Path], jobs_wanted: int) -> int:
+    from jupyter_cache import get_cache
 
     CACHE.parent.mkdir(exist_ok=True)
     cache = get_cache(str(CACHE))
     todo = []
-    for path in chapters():
-        if wanted and path.resolve() not in wanted:
-            continue
+    for path in [Path(p) for p in only] or chapters():
         try:
             cache.match_cache_notebook(nbformat.read(path, as_version=4))
         except KeyError:
             todo.append(path)
-    total = len(wanted) if wanted else len(chapters())
+    total = len(only) or len(chapters())
     print(f"prebuild: {total - len(todo)} of {total} chapters already in the execution cache")
     if not todo:
         return 0
@@ -153,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     timed = [p for p in todo if is_timed(p)]
     shared = [p for p in todo if p not in timed]
     # the chapters that print no timings share the cores; each timed one then runs alone
-    batches = [(shared, args.jobs, False)] + [([p], 1, True) for p in timed]
+    batches = [(shared, jobs_wanted, False)] + [([p], 1, True) for p in timed]
     done = 0
     for batch, jobs, alone in batches:
         if not batch:
@@ -165,9 +234,13 @@ def main(argv: list[str] | None = None) -> int:
                 failed += _store(cache, future.result(), done, len(todo), alone=alone)
     elapsed = time.perf_counter() - start
     ran = len(todo) - len(failed)
-    print(f"prebuild: {ran} chapter{'s' * (ran != 1)} in {elapsed:.0f} s with {args.jobs} jobs")
+    print(f"prebuild: {ran} chapter{'s' * (ran != 1)} in {elapsed:.0f} s with {jobs_wanted} jobs")
     if failed:
-        print(f"prebuild: left for the build to run and report: {', '.join(failed)}")
+        print(
+            f"prebuild: {', '.join(failed)} failed (above); nothing was built. Fix "
+            f"{'it' if len(failed) == 1 else 'them'} and run `make book` again."
+        )
+        return 1
     return 0
 
 

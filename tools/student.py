@@ -159,7 +159,7 @@ def executed(path: Path) -> nbformat.NotebookNode:
             return merged
         if attempt == 0:
             prebuild.main(["--jobs", "1", str(path)])
-    raise RuntimeError(f"{path.name} could not be executed; run `make book` to see why")
+    raise RuntimeError(f"{path.name} failed to run (the report is above); fix it first")
     return nb  # pragma: no cover
 
 
