@@ -32,6 +32,7 @@ BOOK_PAGES = [
     "playground",
     "setup",
     "instructors",
+    "claims",
     "glossary",
     "references",
     "acknowledgements",
