@@ -283,3 +283,25 @@ def test_the_landing_page_fits_a_first_minute(measured):
     sections = measured["index"]["sections"]
     assert sections["Ways to use it"] < 2400, sections
     assert measured["index"]["height"] < 4500, measured["index"]["height"]
+
+
+def test_the_executed_pages_are_read_again_on_every_build():
+    """Their numbers come from files Sphinx does not track: an incremental build re-reads them."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    import tokcourse_book
+
+    class Env:  # what the handler reads of Sphinx's BuildEnvironment
+        found_docs = {f"book/{name}" for name in FRONT_PAGES} | {"book/glossary"}
+        found_docs |= {"notebooks/00_introduction"}
+
+        @staticmethod
+        def doc2path(docname):
+            suffix = ".ipynb" if docname.startswith("notebooks/") else ".md"
+            return str(ROOT / f"{docname}{suffix}")
+
+    expected = sorted(f"book/{name}" for name in FRONT_PAGES)
+    assert tokcourse_book.executed_pages(Env) == expected  # not glossary, not a chapter
+    again = tokcourse_book._read_executed_pages_again(None, Env, {"book/setup"}, set(), set())
+    assert again == ["book/claims", "book/index"]  # setup is read anyway: it changed

@@ -46,6 +46,11 @@
 10. Links keep every query parameter: MyST-Parser 3 escapes a link's ``&`` once and docutils
     once more (``&amp;amp;t=896s``), which broke every timestamped link to the lecture; the
     URL is unescaped in the doctree.
+11. The executed Markdown pages (front matter ``file_format: mystnb``: the landing page, Setup,
+    the claims page) compute their numbers from files Sphinx does not track (``_toc.yml``,
+    ``constraints.txt``, the chapters, the tests). Sphinx reads a page again only when its own
+    source changed, so an incremental build would keep stale numbers: they are read again on
+    every build.
 """
 
 from __future__ import annotations
@@ -274,6 +279,24 @@ def _cached_outputs_in_the_original() -> None:
     NotebookClientCache.start_client = start_client
 
 
+def executed_pages(env) -> list[str]:
+    """The docnames of the Markdown pages that run code (myst-nb text notebooks)."""
+    pages = []
+    for docname in sorted(env.found_docs):
+        path = Path(env.doc2path(docname))
+        if path.suffix != ".md":
+            continue
+        text = path.read_text(encoding="utf-8")
+        front = text.split("\n---\n", 1)[0] if text.startswith("---\n") else ""
+        if re.search(r"^file_format:\s*mystnb\s*$", front, re.M):
+            pages.append(docname)
+    return pages
+
+
+def _read_executed_pages_again(app, env, added, changed, removed) -> list[str]:
+    return [d for d in executed_pages(env) if d not in added and d not in changed]
+
+
 def setup(app):
     os.environ[BOOK_BUILD_ENV] = "1"
     _merge_streams_on_a_copy()
@@ -292,4 +315,5 @@ def setup(app):
     # last, after every handler that adds a script to the page
     app.connect("html-page-context", _include_each_script_once, priority=1000)
     app.connect("builder-inited", _label_hidden_input_by_its_text)
+    app.connect("env-get-outdated", _read_executed_pages_again)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
