@@ -18,7 +18,7 @@ import tiktoken
 
 from tokcourse.course import glitch
 from tokcourse.course.answers import BOOL, INT, list_of
-from tokcourse.course.exercises import Case, Entry, Exercise, Raised
+from tokcourse.course.exercises import Case, Entry, Exercise, Names, Raised
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 
 RANKING = list_of(INT)
@@ -441,6 +441,7 @@ EXERCISES: dict[str, Entry] = {
             glitch.is_reachable,
             _is_reachable_cases,
             returns=BOOL,
+            names=Names("naming it", lambda case: [str(case.args[0])], "the id"),
             hints=(
                 _reachable_not_a_token_hint,
                 _reachable_special_hint,
