@@ -182,11 +182,19 @@ class Names:
             return []
         return absent
 
+    def shown(self, case: Case) -> list[str]:
+        """The values, as a report shows them: numbers bare, text quoted."""
+        return [_show(v if isinstance(v, str) else v[0]) for v in self.values(case)]
+
     def expected(self, case: Case) -> str:
         """What the message must name on this input, in words: "naming 3", "naming 257 and 259"."""
-        shown = [v if isinstance(v, str) else v[0] for v in self.values(case)]
-        joined = (" or " if self.any_of else " and ").join(shown)
+        joined = (" or " if self.any_of else " and ").join(self.shown(case))
         return f"naming {joined} ({self.describe})"
+
+
+def _show(value: str) -> str:
+    """A value to name, for a report: a number as it is, anything else quoted."""
+    return value if re.fullmatch(r"-?\d+(\.\d*)?(e-?\d+)?", value) else repr(value)
 
 
 def _names(message: str, value: str) -> bool:
@@ -439,11 +447,18 @@ def _message_failure(
     missing = names.missing(case, call.error)
     if not missing:
         return None
-    what = " and ".join(missing) if not names.any_of else " or ".join(missing)
+    wanted = names.shown(case)
+    joined = (" or " if names.any_of else " and ").join(wanted)
+    several = len(wanted) > 1 and not names.any_of
+    if len(missing) < len(wanted):  # some of them, not all
+        lacks = f"does not show {' and '.join(map(_show, missing))}"
+    else:
+        lacks = "shows none of them" if several else "does not show it"
     hint = (
-        f"the exercise asks for {expected.error} {names.sentence}: here that is {what} "
-        f"({names.describe}), and your message does not show it. Put it in the message, "
-        f'e.g. raise {expected.error}(f"... {{value}} ...").'
+        f"the exercise asks for {expected.error} {names.sentence}. On this input "
+        f"{'those are' if several else 'that is'} {joined} ({names.describe}), and your "
+        f"message {lacks}: write {'them' if several else 'it'} into the message, e.g. "
+        f'raise {expected.error}(f"... {{value}} ...").'
     )
     return _Failure(case, "message", expected, call.error, hint, call.printed)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from tokcourse import bpe, patterns, pretrained, tokenizer
 from tokcourse.course.answers import Returns, _a, re_module_hint
-from tokcourse.course.checks._rank_tables import _real_ranks, _small_ranks
+from tokcourse.course.checks._rank_tables import _Ranks, _real_ranks, _small_ranks
 from tokcourse.course.data import gpt2_files
 from tokcourse.course.exercises import INT, Case, Entry, Exercise, list_of
 
@@ -280,12 +280,12 @@ _HARD = [
 
 
 #: Bytes and one merged token, b"aa": in the chunk "aaa" the pair occurs twice, at 0 and 1.
-_RUN_RANKS = {bytes([b]): b for b in range(256)} | {b"aa": 256}
+_RUN_RANKS = _Ranks("bytes and aa", {bytes([b]): b for b in range(256)} | {b"aa": 256})
 
 
 def _encode_with_ranks_cases() -> Iterator[Case]:
     for text in ("aaa", "aaaaa"):  # a tie: the leftmost pair merges first, [aa, a]
-        yield Case((text, dict(_RUN_RANKS)), rule=_LEFTMOST)
+        yield Case((text, _RUN_RANKS), rule=_LEFTMOST)
     small = _small_ranks(_cross_chunk_merges())
     for text in ("", "the", "the end", "dog. dog!", "the cat sat. the dog ate."):
         yield Case((text, small))
@@ -391,6 +391,19 @@ def _encode_with_ranks_hint(case: Case, expected: Any, got: Any) -> str | None:
         return (
             "merges were applied across chunk boundaries. Split the text with the pattern "
             "first, run BPE on each chunk on its own, and concatenate the ids."
+        )
+    right = got == _bpe_by(text, ranks, lambda found: min(found, key=lambda f: (f[0], -f[1])))
+    if right and got == _bpe_by(text, ranks, max):
+        return (
+            "you merged the highest-ranked pair first, or the right-hand one of two equal "
+            "pairs (this input cannot tell these apart). BPE merges the pair with the LOWEST "
+            "rank first, and of two equal pairs (b'aa' twice in 'aaa') the leftmost."
+        )
+    if right:
+        return (
+            "where the lowest-ranked pair occurs twice in a chunk (as b'aa' in 'aaa'), you "
+            "merged the right-hand one. BPE merges the leftmost of equal pairs first: "
+            "min over (rank, position)."
         )
     if got == _bpe_by(text, ranks, max):
         return (
