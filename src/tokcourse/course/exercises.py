@@ -28,6 +28,7 @@ An exercise is a statement, a stub raising ``NotImplementedError``, a check cell
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import inspect
 import re
@@ -203,19 +204,29 @@ def _names(message: str, value: str) -> bool:
 
 
 def reordered(value: Any) -> Any:
-    """``value`` with every dict, set and frozenset in it rebuilt in reverse insertion order.
+    """``value`` with every dict, set and frozenset in it rebuilt in another insertion order.
 
-    Lists and tuples are rebuilt around their items; anything else (a rank table, a numpy
-    array, an encoding) is the same object. Equal to ``value``, iterated in another order.
+    A dict is rebuilt in reverse insertion order. A set iterates in the order of its items'
+    hashes, and only items whose hashes collide follow their insertion order, so it is
+    rebuilt in whichever insertion order changes its iteration (reverse, or as it iterates),
+    where one does. Lists and tuples are rebuilt around their items; anything else (a rank
+    table, a numpy array, an encoding) is the same object. Equal to ``value``.
 
     >>> reordered({"a": 1, "b": [{2: 3, 4: 5}]})
     {'b': [{4: 5, 2: 3}], 'a': 1}
+    >>> list({3, 11}) != list(reordered({3, 11}))  # 3 and 11 share a slot of a small table
+    True
     """
     kind = type(value)
     if kind is dict:
         return {reordered(k): reordered(v) for k, v in reversed(list(value.items()))}
     if kind in (set, frozenset):
-        return kind(reordered(v) for v in reversed(list(value)))
+        items = list(value)
+        for order in (items[::-1], items):
+            other = kind(reordered(v) for v in order)
+            if list(other) != items:
+                return other
+        return kind(reordered(v) for v in items[::-1])
     if kind in (list, tuple):
         return kind(reordered(v) for v in value)
     return value
@@ -286,26 +297,55 @@ class Exercise:
 
     def unordered(self, case: Case) -> list[str]:
         """The arguments of ``case`` whose order :func:`reordered` changes, by name, minus the
-        ``ordered`` ones: those the check also tries in reverse insertion order."""
+        ``ordered`` ones: those the check also tries in another insertion order.
+
+        Judged on copies, as the function receives them (a set copied is a set rebuilt).
+        """
         names = self.arg_names()
         found = [
             names[i] if i < len(names) else f"argument {i + 1}"
             for i, value in enumerate(case.args)
-            if _order_matters(value)
+            if _order_matters(_as_received(value))
         ]
-        found += [name for name, value in case.kwargs.items() if _order_matters(value)]
+        found += [n for n, value in case.kwargs.items() if _order_matters(_as_received(value))]
         return [name for name in found if name not in self.ordered]
 
-    def reordered_case(self, case: Case, which: Sequence[str]) -> Case:
-        """``case`` with the arguments ``which`` (by name) in reverse insertion order."""
+    def reorder(self, args: tuple, kwargs: dict, which: Sequence[str]) -> tuple[tuple, dict]:
+        """``args`` and ``kwargs`` with the arguments ``which`` (by name) :func:`reordered`."""
         names = self.arg_names()
         args = tuple(
             reordered(value) if (names[i] if i < len(names) else f"argument {i + 1}") in which
             else value
-            for i, value in enumerate(case.args)
+            for i, value in enumerate(args)
         )  # fmt: skip
-        kwargs = {k: reordered(v) if k in which else v for k, v in case.kwargs.items()}
-        return Case(args, kwargs, case.rule)
+        return args, {k: reordered(v) if k in which else v for k, v in kwargs.items()}
+
+    def call_reordered(
+        self, fn: Callable, case: Case, which: Sequence[str], seconds: float | None
+    ) -> _Call:
+        """Call ``fn`` on copies of ``case``'s arguments, ``which`` of them reordered after
+        copying (a copy of a set may iterate in another order than the set)."""
+        return _call_with_limit(
+            self.call, fn, case.args, case.kwargs, seconds,
+            prepare=lambda args, kwargs: self.reorder(args, kwargs, which),
+        )  # fmt: skip
+
+
+def _as_received(value: Any) -> Any:
+    """``value`` as a function receives it: a copy, when it holds a set (copied, a set is
+    rebuilt, and its iteration order can change)."""
+    return copy.deepcopy(value) if _holds_a_set(value) else value
+
+
+def _holds_a_set(value: Any) -> bool:
+    kind = type(value)
+    if kind in (set, frozenset):
+        return True
+    if kind is dict:
+        return any(_holds_a_set(v) for v in value.values())
+    if kind in (list, tuple):
+        return any(_holds_a_set(v) for v in value)
+    return False
 
 
 @dataclass
@@ -477,18 +517,16 @@ def _order_failure(
     which = exercise.unordered(case)
     if not which:
         return None, 0
-    other = exercise.reordered_case(case, which)
-    call = _call_with_limit(exercise.call, fn, other.args, other.kwargs, time_limit)
+    call = exercise.call_reordered(fn, case, which, time_limit)
     printed = call.printed_chars
-    if _judge(exercise, other, expected, call) is None:
+    if _judge(exercise, case, expected, call) is None:  # equal to case's arguments, any order
         return None, printed
     culprits = which
     if len(which) > 1:  # which argument's order was it? Try them one at a time.
         for name in which:
-            single = exercise.reordered_case(case, [name])
-            again = _call_with_limit(exercise.call, fn, single.args, single.kwargs, time_limit)
+            again = exercise.call_reordered(fn, case, [name], time_limit)
             printed += again.printed_chars
-            if _judge(exercise, single, expected, again) is not None:
+            if _judge(exercise, case, expected, again) is not None:
                 culprits = [name]
                 break
     got = call.error if call.error is not None else call.answer
@@ -515,6 +553,7 @@ def _order_failure(
         f"{'that error' if first.error is not None else 'that answer'} as given; with "
         f"{' and '.join(culprits)} in reverse insertion order: {second}"
     )
+    other = Case(*exercise.reorder(case.args, case.kwargs, which), case.rule)  # for the hints
     return _Failure(case, "order", expected, got, hint, call.printed, detail, other), printed
 
 

@@ -42,7 +42,7 @@ MATRIX_DISALLOWED = ("all", (), frozenset({EOT}), frozenset({FIM}), frozenset({"
 OVERLAPPING = {"<|a|>": 310, "<|a|>b": 311, "b<|a|>": 312}
 OVERLAP_TEXTS = ("<|a|>b", "b<|a|>b", "x<|a|><|a|>bb", "<|a|>")
 #: The words of the exercise text that state the overlap rule.
-LONGEST = "the longest"
+LONGEST = "take the longest"
 
 
 def _nested_names() -> dict[str, int]:
