@@ -312,7 +312,7 @@ def _rank_by_untrained_cases() -> Iterator[Case]:
     yield Case((np.array([[5.0], [0.0], [1.0], [-1.0]]), [1]))
     yield Case((np.array([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]), [0]))
     yield Case((np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0], [9.0, 9.0]]), [0, 1]))  # the mean
-    yield Case((np.array([[1.0], [1.0], [0.0], [1.0]]), [2]))  # ties: smaller id first
+    yield Case((np.array([[1.0], [1.0], [0.0], [1.0]]), [2]), rule="keep increasing id order")
     yield Case((np.array([[4.0, 0.0], [0.0, 1.0], [3.0, 0.0]]), [0, 2]))  # mean is no row
     yield Case((np.array([[1.0, 0.0], [0.0, 3.0], [2.0, 0.0], [0.0, 1.0]], np.float32), [3]))
     yield Case((np.array([[3.0, 0.0], [-1.0, 0.0], [0.0, 1.0]]), [1]))  # cosine disagrees
