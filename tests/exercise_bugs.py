@@ -2816,26 +2816,14 @@ def _(pieces, piece_ids):
 # --- errors whose message names the wrong thing (the texts say what it names) -----------------
 
 
-def _names_nothing(fn, message):
-    """``fn`` with the message of its ValueError replaced: right error, wrong words."""
-
-    def wrong(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except ValueError:
-            raise ValueError(message) from None
-
-    return wrong
-
-
-bug(
-    "encode_with_specials",
-    "specials-error-names-nothing",
-    "refuses a disallowed special token without saying which",
-    hint="ValueError naming it. On this input that is '<|a|>b'",
-)(  # fmt: skip
-    _names_nothing(special.encode_with_specials, "disallowed special token in the text")
-)
+@bug("encode_with_specials", "specials-error-names-nothing",
+     "refuses a disallowed special token without saying which",
+     hint="ValueError naming it. On this input that is '<|a|>b'")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), **kwargs):
+    try:
+        return special.encode_with_specials(text, special_tokens, allowed_special, **kwargs)
+    except ValueError:
+        raise ValueError("disallowed special token in the text") from None
 
 
 @bug("encode_with_specials", "specials-error-names-allowed",
@@ -2848,14 +2836,13 @@ def _(text, special_tokens, allowed_special=frozenset(), **kwargs):
         raise ValueError(f"special token {sorted(special_tokens)[-1]!r} not allowed") from None
 
 
-bug(
-    "viterbi",
-    "viterbi-error-constant",
-    "an error message with a made-up position",
-    hint="On this input that is 2",
-)(  # fmt: skip
-    _names_nothing(unigram.viterbi, "no piece matches at position 999")
-)
+@bug("viterbi", "viterbi-error-constant", "an error message with a made-up position",
+     hint="On this input that is 2")  # fmt: skip
+def _(text, log_probs):
+    try:
+        return unigram.viterbi(text, log_probs)
+    except ValueError:
+        raise ValueError("no piece matches at position 999") from None
 
 
 @bug("viterbi", "viterbi-error-first-unreachable",
@@ -2896,34 +2883,32 @@ def _(merges):
     return {token: idx for idx, token in vocab.items()}
 
 
-bug(
-    "flops_per_byte",
-    "flops-error-names-nothing",
-    "refuses an impossible size without naming it",
-    hint="ValueError naming the bad value",
-)(  # fmt: skip
-    _names_nothing(vocab_size_course.flops_per_byte, "impossible sizes")
-)
+@bug("flops_per_byte", "flops-error-names-nothing",
+     "refuses an impossible size without naming it",
+     hint="ValueError naming the bad value. On this input that is 0")  # fmt: skip
+def _(body_params, d_model, vocab_size, bytes_per_token):
+    try:
+        return vocab_size_course.flops_per_byte(body_params, d_model, vocab_size, bytes_per_token)
+    except ValueError:
+        raise ValueError("impossible sizes") from None
 
 
-bug(
-    "is_reachable",
-    "reachable-error-names-nothing",
-    "refuses an id without naming it",
-    hint="ValueError naming it",
-)(  # fmt: skip
-    _names_nothing(glitch.is_reachable, "not a token of this encoding")
-)
+@bug("is_reachable", "reachable-error-names-nothing", "refuses an id without naming it",
+     hint="ValueError naming it. On this input that is -1")  # fmt: skip
+def _(token_id, encoding):
+    try:
+        return glitch.is_reachable(token_id, encoding)
+    except ValueError:
+        raise ValueError("not a token of this encoding") from None
 
 
-bug(
-    "em_step",
-    "em-error-names-nothing",
-    "refuses a word without naming it",
-    hint="On this input that is 'cd'",
-)(  # fmt: skip
-    _names_nothing(unigram_train.em_step, "a word cannot be segmented")
-)
+@bug("em_step", "em-error-names-nothing", "refuses a word without naming it",
+     hint="On this input that is 'cd'")  # fmt: skip
+def _(word_counts, log_probs):
+    try:
+        return unigram_train.em_step(word_counts, log_probs)
+    except ValueError:
+        raise ValueError("a word cannot be segmented") from None
 
 
 # --- hints that must point the right way -------------------------------------------------------
@@ -2962,44 +2947,46 @@ def _decode_stream_early(ids, vocab):
     yield utf8_decoder.decode(b"", final=True)
 
 
-def _encode_picking(choose):
-    def encode(text, merges):
-        ids = list(text.encode())
-        while len(ids) >= 2:
-            candidates = [p for p in bpe.get_stats(ids) if p in merges]
-            if not candidates:
-                break
-            pair = choose(candidates, ids, merges)
-            ids = bpe.merge(ids, pair, merges[pair])
-        return ids
-
-    return encode
+def _encode_choosing(text, merges, choose):
+    ids = list(text.encode())
+    while len(ids) >= 2:
+        candidates = [p for p in bpe.get_stats(ids) if p in merges]
+        if not candidates:
+            break
+        pair = choose(candidates, ids)
+        ids = bpe.merge(ids, pair, merges[pair])
+    return ids
 
 
-bug(
-    "encode",
-    "encode-smallest-pair",
-    "merges the smallest mergeable pair (by its ids) first",
-    hint="merges the smallest pair (comparing the ids themselves).",
-)(  # fmt: skip
-    _encode_picking(lambda candidates, ids, merges: min(candidates))
-)
-bug(
-    "encode",
-    "encode-most-frequent",
-    "merges the most frequent mergeable pair first",
-    hint="merges the most frequent pair.",
-)(  # fmt: skip
-    _encode_picking(lambda c, ids, merges: max(c, key=lambda p: bpe.get_stats(ids)[p]))
-)
-bug(
-    "encode",
-    "encode-leftmost-mergeable",
-    "merges the leftmost pair that has a merge",
-    hint="the leftmost pair that has a merge",
-)(  # fmt: skip
-    _encode_picking(lambda candidates, ids, merges: candidates[0])
-)
+def _smallest(candidates, ids):
+    return min(candidates)
+
+
+def _most_frequent(candidates, ids):
+    stats = bpe.get_stats(ids)
+    return max(candidates, key=stats.__getitem__)
+
+
+def _leftmost(candidates, ids):
+    return candidates[0]
+
+
+@bug("encode", "encode-smallest-pair", "merges the smallest mergeable pair (by its ids) first",
+     hint="merges the smallest pair (comparing the ids themselves).")  # fmt: skip
+def _(text, merges):
+    return _encode_choosing(text, merges, _smallest)
+
+
+@bug("encode", "encode-most-frequent", "merges the most frequent mergeable pair first",
+     hint="merges the most frequent pair.")  # fmt: skip
+def _(text, merges):
+    return _encode_choosing(text, merges, _most_frequent)
+
+
+@bug("encode", "encode-leftmost-mergeable", "merges the leftmost pair that has a merge",
+     hint="the leftmost pair that has a merge")  # fmt: skip
+def _(text, merges):
+    return _encode_choosing(text, merges, _leftmost)
 
 
 @bug("merges_to_ranks", "ranks-id-plus-one", "ranks each merged token one past its id",
