@@ -1109,7 +1109,7 @@ def test_an_answer_that_follows_a_dict_order_is_its_own_failure():
     assert "depends on the order of a dict or set argument" in lines[0]
     assert lines[2].strip() == "expected: 1"
     assert (
-        lines[3].strip() == "got:      that answer as given; with d in reverse insertion order: 2"
+        lines[3].strip() == "got:      that answer as given; with d in another insertion order: 2"
     )
     assert "d (dict)" in result.message and "hash" not in result.message
 

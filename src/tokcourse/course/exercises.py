@@ -17,9 +17,9 @@ An exercise is a statement, a stub raising ``NotImplementedError``, a check cell
 * Where the exercise text says what an error message names ("raise ValueError naming the two
   ids"), the exercise declares it (:class:`Names`) and the check reads the message.
 * A verdict never depends on luck: an input with a dict or set argument is run a second time
-  with every such argument rebuilt in reverse insertion order (:func:`reordered`), except the
-  arguments whose order the exercise gives a meaning (``Exercise.ordered``). An answer that
-  changes is a ❌ of its own, naming the argument.
+  with every such argument rebuilt in another insertion order (:func:`reordered`: a dict in
+  reverse), except the arguments whose order the exercise gives a meaning
+  (``Exercise.ordered``). An answer that changes is a ❌ of its own, naming the argument.
 * It returns the function the chapter uses next: the student's when it passed, else the
   reference, so a notebook with untouched stubs runs to its end. Handed the course's own
   function (a check cell run again after a failure), it says so and never reports success.
@@ -177,7 +177,7 @@ class Names:
             message = str(error)
         except Exception:  # a student's exception whose __str__ raises names nothing
             message = ""
-        wanted = [(v,) if isinstance(v, str) else tuple(v) for v in self.values(case)]
+        wanted = [(v,) if isinstance(v, str) else tuple(v) for v in self._values(case)]
         absent = [v[0] for v in wanted if not any(_names(message, s) for s in v)]
         if self.any_of and len(absent) < len(wanted):
             return []
@@ -185,7 +185,13 @@ class Names:
 
     def shown(self, case: Case) -> list[str]:
         """The values, as a report shows them: numbers bare, text quoted."""
-        return [_show(v if isinstance(v, str) else v[0]) for v in self.values(case)]
+        return [_show(v if isinstance(v, str) else v[0]) for v in self._values(case)]
+
+    def _values(self, case: Case) -> Sequence[Spelling]:
+        try:
+            return self.values(case)
+        except Exception:  # an input the declaration does not cover asks for no name
+            return []
 
     def expected(self, case: Case) -> str:
         """What the message must name on this input, in words: "naming 3", "naming 257 and 259"."""
@@ -264,7 +270,7 @@ class Exercise:
     text asks for it.
     ``ordered``: the parameters whose dict order is part of the input, because the text gives
     it a meaning ("the merges in the order they were learned"). Every other dict or set
-    argument is also tried in reverse insertion order: the answer must not change.
+    argument is also tried in another insertion order: the answer must not change.
     """
 
     name: str
@@ -511,7 +517,7 @@ def _order_failure(
     first: _Call,
     time_limit: float,
 ) -> tuple[_Failure | None, int]:
-    """Run ``fn`` again with the unordered dict and set arguments of ``case`` in reverse
+    """Run ``fn`` again with the unordered dict and set arguments of ``case`` in another
     insertion order; a failure there (when the first run passed) is an answer that depends
     on that order. Returns the failure, if any, and the characters printed."""
     which = exercise.unordered(case)
@@ -534,8 +540,8 @@ def _order_failure(
     arguments = " and ".join(shown)
     sets = any(type(_argument(exercise, case, name)) in (set, frozenset) for name in culprits)
     hint = (
-        f"your answer changed when {arguments} held the same items in another order (built "
-        "in reverse insertion order), and nothing in the exercise depends on that order. Code "
+        f"your answer changed when {arguments} held the same items in another order (rebuilt "
+        "in another insertion order), and nothing in the exercise depends on that order. Code "
         "that loops over a dict or a set and keeps the first match, or the first of equal "
         "maxima, lets the order decide: use the rule the exercise states instead."
     )
@@ -551,7 +557,7 @@ def _order_failure(
         second = f"{_size(call.answer)}, {difference}" if difference else _short(call.answer, 140)
     detail = (
         f"{'that error' if first.error is not None else 'that answer'} as given; with "
-        f"{' and '.join(culprits)} in reverse insertion order: {second}"
+        f"{' and '.join(culprits)} in another insertion order: {second}"
     )
     other = Case(*exercise.reorder(case.args, case.kwargs, which), case.rule)  # for the hints
     return _Failure(case, "order", expected, got, hint, call.printed, detail, other), printed
