@@ -8,7 +8,11 @@ mistakes the course promises to catch; ``tests/test_exercises.py`` checks they a
 are otherwise right: "type" (``Exercise.returns``), "pure" (arguments left unchanged) or
 "work" (the fast exercises' test of *how*: words visited, merge lookups made). The tests
 switch that rule off and require the bug to pass, so each rule is shown to be needed.
-``hint=`` is text the report must contain (the hint aimed at that mistake).
+``hint=`` is text the report must contain (the hint aimed at that mistake): make it the part
+that says the right thing (the direction, the missing error, the key), not just any part.
+``order=True`` marks a bug whose answer depends on the order of a dict or set (on the hash
+seed, for a set of strings): the tests run those under two hash seeds and require the same
+verdict.
 """
 
 from __future__ import annotations
@@ -24,8 +28,19 @@ from itertools import pairwise
 import numpy as np
 import regex
 
-from tokcourse import bpe, fast_encode, fast_train, pretrained, special, tokenizer
+from tokcourse import (
+    bpe,
+    fast_encode,
+    fast_train,
+    pretrained,
+    special,
+    unigram,
+    unigram_train,
+    utf8,
+)
 from tokcourse import sentencepiece_bpe as tokenizer_sp
+from tokcourse.course import glitch
+from tokcourse.course import vocab_size as vocab_size_course
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, split
 
 
@@ -37,6 +52,7 @@ class Bug:
     fn: Callable
     rule: str | None = None
     hint: str | None = None
+    order: bool = False
 
 
 BUGS: list[Bug] = []
@@ -44,12 +60,18 @@ RULES = ("type", "pure", "work")
 
 
 def bug(
-    exercise: str, id: str, what: str, *, rule: str | None = None, hint: str | None = None
+    exercise: str,
+    id: str,
+    what: str,
+    *,
+    rule: str | None = None,
+    hint: str | None = None,
+    order: bool = False,
 ) -> Callable[[Callable], Callable]:
     assert rule is None or rule in RULES, rule
 
     def register(fn: Callable) -> Callable:
-        BUGS.append(Bug(exercise, id, what, fn, rule, hint))
+        BUGS.append(Bug(exercise, id, what, fn, rule, hint, order))
         return fn
 
     return register
@@ -275,7 +297,7 @@ def _decode_stream_no_flush(ids, vocab):
     "decode_stream",
     "decode-stream-collects",
     "reads every id before yielding: right text, but not streamed",
-    hint="as soon as it was complete",
+    hint="later than it was complete",
 )
 def _decode_stream_collects(ids, vocab):
     yield bpe.decode(list(ids), vocab)
@@ -391,30 +413,32 @@ def _(text, merges):
 # --- split -------------------------------------------------------------------------------------
 
 
-@bug("split", "split-gpt2-pattern", "GPT-2's pattern: case-sensitive 's 't, unlimited digit runs")
-def _(text):
-    return regex.findall(GPT2_SPLIT_PATTERN, text)
+@bug("encode_with_ranks", "split-gpt2-pattern", "splits with GPT-2's pattern: case-sensitive "
+     "'s 't, unlimited digit runs", hint="GPT-2's pattern")  # fmt: skip
+def _(text, ranks):
+    return _ranks_ids(regex.findall(GPT2_SPLIT_PATTERN, text), ranks)
 
 
-@bug("split", "split-case-sensitive-contractions", "GPT-4's pattern without (?i:...)")
-def _(text):
-    return regex.findall(GPT4_SPLIT_PATTERN.replace("(?i:", "(?:"), text)
+@bug("encode_with_ranks", "split-case-sensitive-contractions", "GPT-4's pattern without (?i:...)")
+def _(text, ranks):
+    return _ranks_ids(regex.findall(GPT4_SPLIT_PATTERN.replace("(?i:", "(?:"), text), ranks)
 
 
-@bug("split", "split-digits-unbounded", r"\p{N}+ instead of \p{N}{1,3}")
-def _(text):
-    return regex.findall(GPT4_SPLIT_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}+"), text)
+@bug("encode_with_ranks", "split-digits-unbounded", r"\p{N}+ instead of \p{N}{1,3}")
+def _(text, ranks):
+    pattern = GPT4_SPLIT_PATTERN.replace(r"\p{N}{1,3}", r"\p{N}+")
+    return _ranks_ids(regex.findall(pattern, text), ranks)
 
 
-@bug("split", "split-with-re", "Python's re instead of regex: 'bad escape \\p'",
+@bug("encode_with_ranks", "split-with-re", "Python's re instead of regex: 'bad escape \\p'",
      hint="Use the regex module")  # fmt: skip
-def _(text):
-    return re.findall(GPT4_SPLIT_PATTERN, text)
+def _(text, ranks):
+    return _ranks_ids(re.findall(GPT4_SPLIT_PATTERN, text), ranks)
 
 
-@bug("split", "split-on-whitespace", "str.split(): drops the spaces")
-def _(text):
-    return text.split()
+@bug("encode_with_ranks", "split-on-whitespace", "str.split(): drops the spaces")
+def _(text, ranks):
+    return _ranks_ids(text.split(), ranks)
 
 
 # --- scan_gpt2 ---------------------------------------------------------------------------------
@@ -605,33 +629,46 @@ def _(run, following):
     return regex.findall(GPT2_SPLIT_PATTERN, run)
 
 
-# --- encode_ordinary ---------------------------------------------------------------------------
+# --- encode_ordinary_cached: merges chunk by chunk ----------------------------------------------
 
 
-@bug("encode_ordinary", "encode-ordinary-across-chunks", "BPE on the whole text, no split")
+def _cached(chunks, encode_chunk):
+    """Each distinct chunk encoded once (a cache made in the call): the bugs below are wrong
+    in their split or their merges only, not in the work the exercise counts."""
+    cache = {}
+    for chunk in chunks:
+        if chunk not in cache:
+            cache[chunk] = encode_chunk(chunk)
+    return [i for chunk in chunks for i in cache[chunk]]
+
+
+@bug("encode_ordinary_cached", "encode-ordinary-across-chunks", "BPE on the whole text, no split",
+     hint="across chunk boundaries")  # fmt: skip
+def _(text, merges):  # a cache per line: the lines are not GPT-4's chunks
+    return _cached(text.splitlines(keepends=True), lambda line: bpe.encode(line, merges))
+
+
+@bug("encode_ordinary_cached", "encode-ordinary-words-only",
+     "splits on spaces instead of the pattern")  # fmt: skip
 def _(text, merges):
-    return bpe.encode(text, merges)
+    words = [word for word in re.split(r"(\s+)", text) if word]
+    return _cached(words, lambda word: bpe.encode(word, merges))
 
 
-@bug("encode_ordinary", "encode-ordinary-words-only", "splits on spaces instead of the pattern")
+def _highest_first(chunk, merges):
+    part = list(chunk.encode())
+    while True:
+        found = [p for p in zip(part, part[1:], strict=False) if p in merges]
+        if not found:
+            return part
+        pair = max(found, key=lambda p: merges[p])
+        part = bpe.merge(part, pair, merges[pair])
+
+
+@bug("encode_ordinary_cached", "encode-ordinary-highest-id", "where two merges apply at once, "
+     "takes the one with the highest id", hint="LOWEST merge id first")  # fmt: skip
 def _(text, merges):
-    return [i for word in re.split(r"(\s+)", text) if word for i in bpe.encode(word, merges)]
-
-
-@bug("encode_ordinary", "encode-ordinary-highest-id", "where two merges apply at once, takes "
-     "the one with the highest id", hint="LOWEST merge id first")  # fmt: skip
-def _(text, merges):
-    ids = []
-    for chunk in split(text):
-        part = list(chunk.encode())
-        while True:
-            found = [p for p in zip(part, part[1:], strict=False) if p in merges]
-            if not found:
-                break
-            pair = max(found, key=lambda p: merges[p])
-            part = bpe.merge(part, pair, merges[pair])
-        ids += part
-    return ids
+    return _cached(split(text), lambda chunk: _highest_first(chunk, merges))
 
 
 # --- byte_rank ---------------------------------------------------------------------------------
@@ -781,12 +818,6 @@ def _(text, ranks):
     return ids
 
 
-@bug("encode_with_ranks", "ranks-gpt2-pattern", "splits with GPT-2's pattern",
-     hint="GPT-2's pattern")  # fmt: skip
-def _(text, ranks):
-    return _ranks_ids(split(text, GPT2_SPLIT_PATTERN), ranks)
-
-
 @bug("encode_with_ranks", "ranks-byte-values", "an unmerged byte keeps its value as its id",
      hint="its own rank")  # fmt: skip
 def _(text, ranks):
@@ -921,7 +952,8 @@ def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
 
 
 @bug("encode_with_specials", "specials-first-listed-name", "overlapping names: the alternation "
-     "in table order, so '<|a|>' wins over '<|a|>b'", hint="take the longest")  # fmt: skip
+     "in table order, so '<|a|>' wins over '<|a|>b'", hint="take the longest",
+     order=True)  # fmt: skip
 def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
       disallowed_special="all"):  # fmt: skip
     allowed, disallowed = _resolve(special_tokens, allowed_special, disallowed_special)
@@ -1318,11 +1350,6 @@ def _(text, merges):
     return tuple(bpe.encode(text, merges))
 
 
-@bug("split", "split-tuple", "returns a tuple of chunks", rule="type")
-def _(text):
-    return tuple(regex.findall(GPT4_SPLIT_PATTERN, text))
-
-
 @bug("utf8_encode", "utf8-encode-bytearray", "returns a bytearray", rule="type",
      hint="bytes([b1, b2, ...])")  # fmt: skip
 def _(cp):
@@ -1367,10 +1394,10 @@ def _(ids, merges):
     return len(bpe.encode(text, merges)) == len(ids) and "\ufffd" not in text
 
 
-@bug("encode_ordinary", "encode-ordinary-gpt2-pattern", "splits with GPT-2's pattern",
+@bug("encode_ordinary_cached", "encode-ordinary-gpt2-pattern", "splits with GPT-2's pattern",
      hint="GPT-2's pattern")  # fmt: skip
 def _(text, merges):
-    return tokenizer.encode_ordinary(text, merges, GPT2_SPLIT_PATTERN)
+    return _cached(split(text, GPT2_SPLIT_PATTERN), lambda chunk: bpe.encode(chunk, merges))
 
 
 @bug("encode_with_specials", "specials-deletes-disallowed", "removes tokens from special_tokens",
@@ -1658,7 +1685,7 @@ def _(counts, coverage):
 
 
 @bug("covered_characters", "coverage-ties-unordered", "ties in the dict's order",
-     hint="smaller character first")  # fmt: skip
+     hint="smaller character first", order=True)  # fmt: skip
 def _(counts, coverage):
     return _coverage_loop(counts, coverage, key=lambda kv: -kv[1])
 
@@ -1678,7 +1705,7 @@ def _(counts, coverage):
 
 
 @bug("best_pair", "best-pair-first-max", "max by frequency: the first in the dict on a tie",
-     hint="not the first one in the dict")  # fmt: skip
+     hint="not the first one in the dict", order=True)  # fmt: skip
 def _(freqs):
     return max(freqs, key=freqs.get)
 
@@ -2163,8 +2190,9 @@ def _(merges):
     while merges:
         (a, b), idx = next(iter(merges.items()))
         del merges[(a, b)]
-        if vocab[a] + vocab[b] in vocab.values():
-            raise ValueError(f"{vocab[a] + vocab[b]!r} twice")
+        made = {token: i for i, token in vocab.items()}
+        if vocab[a] + vocab[b] in made:
+            raise ValueError(f"ids {made[vocab[a] + vocab[b]]} and {idx} both make the same bytes")
         vocab[idx] = vocab[a] + vocab[b]
     return {token: idx for idx, token in vocab.items()}
 
@@ -2228,7 +2256,7 @@ def _(ranks):
 
 
 @bug("recover_merges", "recover-merges-table-order", "goes through the table in its own order, "
-     "not by rank", hint="not listed in rank order")  # fmt: skip
+     "not by rank", hint="not listed in rank order", order=True)  # fmt: skip
 def _(ranks):
     merges = {}
     for token, rank in ranks.items():  # the table's order, which need not be the ranks'
@@ -2440,7 +2468,8 @@ def _unigram_viterbi(text, log_probs, *, score=lambda total, lp: total + lp, bet
             if best[end] is None or better(total, best[end]):
                 best[end], back[end] = total, start
     if best[-1] is None:
-        raise ValueError(f"cannot segment {text!r}")
+        reached = max(j for j, total in enumerate(best) if total is not None)
+        raise ValueError(f"cannot segment {text!r} beyond position {reached}")
     pieces, end = [], len(text)
     while end > 0:
         pieces.append(text[back[end] : end])
@@ -2486,7 +2515,7 @@ def _(text, log_probs):
 
 
 @bug("viterbi", "viterbi-unknown-as-piece", "lets an unknown character through as a piece",
-     hint="raise ValueError naming the position")  # fmt: skip
+     hint="no piece matches at position 2")  # fmt: skip
 def _(text, log_probs):
     return _unigram_viterbi(text, {**log_probs, **{c: -100.0 for c in text}})
 
@@ -2567,7 +2596,7 @@ def _(word_counts, log_probs):
 
 
 @bug("em_step", "em-skips-unsegmentable", "skips words it cannot segment",
-     hint="not to skip the word")  # fmt: skip
+     hint="raise ValueError naming the word")  # fmt: skip
 def _(word_counts, log_probs):
     from tokcourse.unigram import segmentations
 
@@ -2620,7 +2649,7 @@ def _(chunks, vocab_size):
 
 
 @bug("train_on_chunks", "chunks-ties-by-dict-order", "breaks ties by the order pairs were seen",
-     hint="a tie between equally frequent pairs")  # fmt: skip
+     hint="a tie between equally frequent pairs", order=True)  # fmt: skip
 def _(chunks, vocab_size):
     return _class_train(chunks, vocab_size, tie=False)
 
@@ -2782,3 +2811,256 @@ def _(pieces, piece_ids):
         else:
             ids.extend(piece_ids.get(f"<0x{b:02x}>", 0) for b in piece.encode())
     return ids
+
+
+# --- errors whose message names the wrong thing (the texts say what it names) -----------------
+
+
+@bug("encode_with_specials", "specials-error-names-nothing",
+     "refuses a disallowed special token without saying which",
+     hint="ValueError naming it. On this input that is '<|a|>b'")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), **kwargs):
+    try:
+        return special.encode_with_specials(text, special_tokens, allowed_special, **kwargs)
+    except ValueError:
+        raise ValueError("disallowed special token in the text") from None
+
+
+@bug("encode_with_specials", "specials-error-names-allowed",
+     "names the first name of the table, not the disallowed string found",
+     hint="ValueError naming it")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), **kwargs):
+    try:
+        return special.encode_with_specials(text, special_tokens, allowed_special, **kwargs)
+    except ValueError:
+        raise ValueError(f"special token {sorted(special_tokens)[-1]!r} not allowed") from None
+
+
+@bug("viterbi", "viterbi-error-constant", "an error message with a made-up position",
+     hint="On this input that is 2")  # fmt: skip
+def _(text, log_probs):
+    try:
+        return unigram.viterbi(text, log_probs)
+    except ValueError:
+        raise ValueError("no piece matches at position 999") from None
+
+
+@bug("viterbi", "viterbi-error-first-unreachable",
+     "names the first position no segmentation reaches, not the furthest one reached",
+     hint="On this input that is 2")  # fmt: skip
+def _(text, log_probs):
+    try:
+        return unigram.viterbi(text, log_probs)
+    except ValueError:
+        reached = [True] + [False] * len(text)
+        for end in range(1, len(text) + 1):
+            reached[end] = any(reached[s] and text[s:end] in log_probs for s in range(end))
+        raise ValueError(f"position {reached.index(False)} cannot be reached") from None
+
+
+@bug("merges_to_ranks", "ranks-error-names-bytes", "names the bytes made twice, not the two ids",
+     hint="On this input those are 257 and 258")  # fmt: skip
+def _(merges):
+    vocab = bpe.build_vocab(merges)
+    seen = set()
+    for token in vocab.values():
+        if token in seen:
+            raise ValueError(f"{token!r} is made twice")
+        seen.add(token)
+    return {token: idx for idx, token in vocab.items()}
+
+
+@bug("merges_to_ranks", "ranks-error-names-one-id", "names only the second of the two ids",
+     hint="those are 257 and 258 (the ids of the two merges), and your message "
+     "does not show 257")  # fmt: skip
+def _(merges):
+    vocab = bpe.build_vocab(merges)
+    seen = set()
+    for idx, token in vocab.items():
+        if token in seen:
+            raise ValueError(f"merge {idx} repeats an earlier token")
+        seen.add(token)
+    return {token: idx for idx, token in vocab.items()}
+
+
+@bug("flops_per_byte", "flops-error-names-nothing",
+     "refuses an impossible size without naming it",
+     hint="ValueError naming the bad value. On this input that is 0")  # fmt: skip
+def _(body_params, d_model, vocab_size, bytes_per_token):
+    try:
+        return vocab_size_course.flops_per_byte(body_params, d_model, vocab_size, bytes_per_token)
+    except ValueError:
+        raise ValueError("impossible sizes") from None
+
+
+@bug("is_reachable", "reachable-error-names-nothing", "refuses an id without naming it",
+     hint="ValueError naming it. On this input that is -1")  # fmt: skip
+def _(token_id, encoding):
+    try:
+        return glitch.is_reachable(token_id, encoding)
+    except ValueError:
+        raise ValueError("not a token of this encoding") from None
+
+
+@bug("em_step", "em-error-names-nothing", "refuses a word without naming it",
+     hint="On this input that is 'cd'")  # fmt: skip
+def _(word_counts, log_probs):
+    try:
+        return unigram_train.em_step(word_counts, log_probs)
+    except ValueError:
+        raise ValueError("a word cannot be segmented") from None
+
+
+# --- hints that must point the right way -------------------------------------------------------
+
+
+@bug("utf8_decode", "utf8-decode-drops-truncated",
+     "drops a character cut short by the end of the data, with no error",
+     hint="Refuse it instead of dropping the unfinished character")  # fmt: skip
+def _(data):
+    try:
+        return utf8.utf8_decode(data)
+    except ValueError as err:
+        if "truncated" not in str(err):
+            raise
+        cut = len(data)
+        while cut and 0x80 <= data[cut - 1] < 0xC0:
+            cut -= 1
+        return utf8.utf8_decode(data[: max(cut - 1, 0)])
+
+
+@bug("decode_stream", "decode-stream-early",
+     "lets '\ufffd' out as soon as it sees ED A0..BF, where Python's decoder waits",
+     hint="earlier than Python's incremental decoder")  # fmt: skip
+def _decode_stream_early(ids, vocab):
+    utf8_decoder, last = _incremental(), None
+    for i in ids:
+        out = ""
+        for b in vocab[i]:
+            if last == 0xED and 0xA0 <= b <= 0xBF and utf8_decoder.getstate()[0] == b"\xed":
+                utf8_decoder.reset()  # the start of a surrogate: call it broken now
+                out += "\ufffd\ufffd"
+            else:
+                out += utf8_decoder.decode(bytes([b]))
+            last = b
+        yield out
+    yield utf8_decoder.decode(b"", final=True)
+
+
+def _encode_choosing(text, merges, choose):
+    ids = list(text.encode())
+    while len(ids) >= 2:
+        candidates = [p for p in bpe.get_stats(ids) if p in merges]
+        if not candidates:
+            break
+        pair = choose(candidates, ids)
+        ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+def _smallest(candidates, ids):
+    return min(candidates)
+
+
+def _most_frequent(candidates, ids):
+    stats = bpe.get_stats(ids)
+    return max(candidates, key=stats.__getitem__)
+
+
+def _leftmost(candidates, ids):
+    return candidates[0]
+
+
+@bug("encode", "encode-smallest-pair", "merges the smallest mergeable pair (by its ids) first",
+     hint="merges the smallest pair (comparing the ids themselves).")  # fmt: skip
+def _(text, merges):
+    return _encode_choosing(text, merges, _smallest)
+
+
+@bug("encode", "encode-most-frequent", "merges the most frequent mergeable pair first",
+     hint="merges the most frequent pair.")  # fmt: skip
+def _(text, merges):
+    return _encode_choosing(text, merges, _most_frequent)
+
+
+@bug("encode", "encode-leftmost-mergeable", "merges the leftmost pair that has a merge",
+     hint="the leftmost pair that has a merge")  # fmt: skip
+def _(text, merges):
+    return _encode_choosing(text, merges, _leftmost)
+
+
+@bug("merges_to_ranks", "ranks-id-plus-one", "ranks each merged token one past its id",
+     hint="first difference at key b'aa': expected 256, got 257")  # fmt: skip
+def _(merges):
+    return {token: idx if idx < 256 else idx + 1 for idx, token in bpe.build_vocab(merges).items()}
+
+
+# --- answers that depend on an order: the same verdict under any hash seed ---------------------
+
+
+@bug("encode_with_specials", "specials-earliest-over-set", "the earliest match of a loop over "
+     "the set of allowed names: where names overlap, the set's order picks", order=True,
+     hint="take the longest")  # fmt: skip
+def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
+      disallowed_special="all"):  # fmt: skip
+    allowed, disallowed = _resolve(special_tokens, allowed_special, disallowed_special)
+    allowed &= special_tokens.keys()
+    for name in disallowed:
+        if name in text:
+            raise ValueError(f"disallowed special token {name!r}")
+    ids = []
+    while text:
+        best = None
+        for name in allowed:
+            i = text.find(name)
+            if i >= 0 and (best is None or i < best[0]):
+                best = (i, name)
+        if best is None:
+            return ids + encode_ordinary(text)
+        i, name = best
+        ids += encode_ordinary(text[:i]) if i else []
+        ids.append(special_tokens[name])
+        text = text[i + len(name) :]
+    return ids
+
+
+@bug("encode", "encode-first-in-merges", "applies the first merge of the table that occurs "
+     "in the text (the dict's order, not the lowest id)", order=True)  # fmt: skip
+def _(text, merges):
+    ids = list(text.encode())
+    while True:
+        pairs = set(zip(ids, ids[1:], strict=False))
+        pair = next((p for p in merges if p in pairs), None)
+        if pair is None:
+            return ids
+        ids = bpe.merge(ids, pair, merges[pair])
+
+
+@bug("wordpiece_word", "wordpiece-first-in-vocab", "takes the first entry of the vocabulary "
+     "that matches, not the longest", order=True)  # fmt: skip
+def _(word, vocab):
+    pieces, start = [], 0
+    while start < len(word):
+        prefix = "##" if start else ""
+        found = next((p for p in vocab if p.startswith(prefix) and p != prefix
+                      and word.startswith(p[len(prefix):], start)), None)  # fmt: skip
+        if found is None:
+            return ["[UNK]"]
+        pieces.append(found)
+        start += len(found) - len(prefix)
+    return pieces
+
+
+@bug("wordpiece_word", "wordpiece-first-in-set", "takes the first entry of set(vocab) that "
+     "matches: the hash seed picks", order=True)  # fmt: skip
+def _(word, vocab):
+    entries, pieces, start = set(vocab), [], 0
+    while start < len(word):
+        prefix = "##" if start else ""
+        found = next((p for p in entries if p.startswith(prefix) and p != prefix
+                      and word.startswith(p[len(prefix):], start)), None)  # fmt: skip
+        if found is None:
+            return ["[UNK]"]
+        pieces.append(found)
+        start += len(found) - len(prefix)
+    return pieces

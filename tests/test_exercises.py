@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from itertools import pairwise
 
@@ -152,8 +153,8 @@ def test_not_a_function():
         ("train-off-by-one-id", "train('ab', 257)", "256 + i"),
         ("decode-strict", "decode([226],", "errors='replace'"),
         ("build-vocab-sorted", "build_vocab({(100, 100): 256, (97, 256): 257})", "order"),
-        ("split-gpt2-pattern", "split(", "GPT-2"),
-        ("encode-ordinary-across-chunks", "encode_ordinary(", "chunk"),
+        ("split-gpt2-pattern", "encode_with_ranks(", "GPT-2"),
+        ("encode-ordinary-across-chunks", "encode_ordinary_cached(", "chunk"),
         ("specials-accepted-by-default", "encode_with_specials(", "must raise ValueError"),
         ("canonical-assumes-roundtrip", "is_canonical(", "encode(decode(ids))"),
     ],
@@ -437,7 +438,7 @@ def test_solution_source_includes_only_what_the_code_uses():
     assert "def encode(" not in source
     assert "def most_frequent_pair(" in source and "def merge(" in source
     # names in default values are imported (evaluated when the function is defined)
-    assert "GPT4_SPLIT_PATTERN" in solution_source(check.exercise("encode_ordinary").shown)
+    assert "GPT4_SPLIT_PATTERN" in solution_source(check.exercise("encode_ordinary_cached").shown)
 
 
 def _report(bug_id):
@@ -455,6 +456,12 @@ def _report(bug_id):
         ("get-stats-set-of-pairs", "missing"),  # nothing is missing, counts are
         ("encode-no-stop", "lowest merge id"),
         ("merge-first-only", "overlap"),
+        # hints that pointed the wrong way in the issue a student filed
+        ("utf8-decode-drops-truncated", "wrong code points"),  # the error is missing
+        ("decode-stream-early", "later than"),  # early, not late
+        ("decode-stream-collects", "earlier than"),
+        ("encode-smallest-pair", "most frequent"),  # it merged the smallest pair
+        ("specials-earliest-over-set", "as tiktoken does"),  # tiktoken does not
     ],
 )
 def test_hints_do_not_point_the_wrong_way(bug_id, wrong_hint):
@@ -744,7 +751,8 @@ def test_chapter_11_unigram_alternatives_pass():
             return found
 
         if best(len(text)) is None:
-            raise ValueError(f"no segmentation of {text!r}")
+            reached = max(end for end in range(len(text) + 1) if best(end) is not None)
+            raise ValueError(f"no segmentation of {text!r} goes past position {reached}")
         return list(best(len(text))[1])
 
     def em_step(word_counts, log_probs):  # enumerate every segmentation: fine for short words
@@ -882,3 +890,380 @@ def test_every_checks_inputs_are_the_same_under_any_hash_seed():
         outs.append(run.stdout.splitlines())
     differ = [a.split()[0] for a, b in zip(*outs, strict=True) if a != b]
     assert not differ, f"inputs depend on the hash seed: {differ}"
+
+
+# --- each check enforces what its text states, and tests all of it ----------------------------
+
+
+def _exercise_texts() -> dict[str, str]:
+    """Each exercise's text, by name: its {exercise} block and its stub's docstring."""
+    import ast
+    from pathlib import Path
+
+    import nbformat
+
+    root = Path(__file__).resolve().parents[1]
+    texts = {}
+    for path in sorted((root / "notebooks").glob("*.ipynb")):
+        cells = nbformat.read(path, as_version=4).cells
+        for i, cell in enumerate(cells):
+            if "exercise-stub" in cell.metadata.get("tags", []):
+                fn = next(n for n in ast.parse(cell.source).body if isinstance(n, ast.FunctionDef))
+                statement = next(c for c in reversed(cells[:i]) if c.cell_type == "markdown")
+                assert ":::{exercise}" in statement.source, (path.name, fn.name)
+                texts[fn.name] = f"{statement.source}\n{ast.get_docstring(fn) or ''}"
+    return texts
+
+
+TEXTS = _exercise_texts()
+
+#: Errors a text names without asking for them: what another function raises.
+MENTIONED_NOT_RAISED = {
+    "utf8_encode": {"UnicodeEncodeError"},  # what Python's own codec raises, a kind of ValueError
+    "is_reachable": {"KeyError", "OverflowError"},  # what decode_single_token_bytes raises
+}
+#: A text that asks for an error message to name something: "raise ValueError naming it".
+ASKS_FOR_A_NAME = re.compile(
+    r"(?:Error`?|\braise|\braises|\brefuse\w*)\b[^.]{0,60}?\bnam(?:ing|es)\b"
+)
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _errors_raised(exercise) -> set[str]:
+    from tokcourse.course.calls import _call_with_limit
+
+    raised = set()
+    for case in exercise.cases():
+        call = _call_with_limit(exercise.call, exercise.reference, case.args, case.kwargs, None)
+        if call.error is not None:
+            raised.add(type(call.error).__name__)
+    return raised
+
+
+def test_every_exercise_has_a_text():
+    assert sorted(TEXTS) == NAMES
+
+
+def text_problems(name: str, text: str, exercise) -> list[str]:
+    """Where the text of an exercise and its check disagree (``[]``: they agree)."""
+    problems = []
+    flat = _flat(text)
+    raised = _errors_raised(exercise)
+    mentioned = set(re.findall(r"\b([A-Z]\w*Error)\b", text))
+    for error in sorted(raised - mentioned):
+        problems.append(f"the reference raises {error} on some input, the text never says so")
+    for error in sorted(mentioned - raised - MENTIONED_NOT_RAISED.get(name, set())):
+        problems.append(f"the text asks for {error}, no input of the check expects it")
+    names = exercise.names
+    if names is not None and _flat(names.sentence) not in flat:
+        problems.append(
+            f"the check reads what the error names, {names.sentence!r}: not in the text"
+        )
+    if names is None and ASKS_FOR_A_NAME.search(flat):
+        asked = ASKS_FOR_A_NAME.search(flat).group()
+        problems.append(f"the text asks for a message that names something ({asked!r}), the "
+                        "check never reads it (declare Exercise.names)")  # fmt: skip
+    for case in exercise.cases():
+        if case.rule and _flat(case.rule) not in flat:
+            problems.append(f"an input tests the rule {case.rule!r}: not in the text")
+            break
+    if ("**in place**" in text) == exercise.pure:
+        problems.append("the text and Exercise.pure disagree on changing the arguments in place")
+    return problems
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_text_states_what_its_check_enforces(name):
+    """The exercise text and the check cannot drift: every error the reference raises is named
+    in the text and every error the text asks for is tested; what a message must name is both
+    declared and written; every rule an input tests (``Case.rule``) is in the text."""
+    assert not text_problems(name, TEXTS[name], check.exercise(name))
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new", "change", "problem"),
+    [
+        # the longest of overlapping names, enforced but not written
+        ("encode_with_specials", "take the longest", "take one", None, "'take the longest'"),
+        # a ValueError the text never asked for
+        ("train_on_chunks", None, None, "raise", "raises ValueError on some input"),
+        # a message said to name the furthest position, never read
+        ("viterbi", None, None, "no names", "never reads it"),
+        ("merges_to_ranks", None, None, "no names", "never reads it"),
+        ("encode_with_specials", None, None, "no names", "never reads it"),
+        # a message read for what the text does not ask
+        ("em_step", "naming the word", "", None, "'naming the word'"),
+    ],
+)
+def test_the_text_test_catches_each_drift(name, old, new, change, problem):
+    """Each disagreement once found between a text and its check, put back: the test sees it."""
+    exercise = check.exercise(name)
+    text = TEXTS[name]
+    assert not text_problems(name, text, exercise)
+    if old is not None:
+        assert old in text
+        text = text.replace(old, new)
+    if change == "no names":
+        exercise = dataclasses.replace(exercise, names=None)
+    if change == "raise":
+        first = next(iter(exercise.cases()))
+
+        def refusing(*args, **kwargs):
+            if args == first.args:
+                raise ValueError("there are no pairs to choose from")
+            return exercise.reference(*args, **kwargs)
+
+        exercise = dataclasses.replace(exercise, reference=refusing)
+    found = text_problems(name, text, exercise)
+    assert any(problem in p for p in found), found
+
+
+# --- verdicts never depend on luck -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_reference_does_not_depend_on_the_order_of_dicts_and_sets(name):
+    """Every dict or set argument the check reorders leaves the reference's answer as it was
+    (the arguments whose order the text gives a meaning are declared ``ordered``)."""
+    from tokcourse.course.answers import plain
+    from tokcourse.course.calls import _call_with_limit
+    from tokcourse.course.exercises import Raised, _normalized
+
+    exercise = check.exercise(name)
+    assert set(exercise.ordered) <= set(exercise.arg_names()), exercise.ordered
+
+    def outcome(call):
+        if call.error is not None:
+            return Raised(type(call.error).__name__)
+        return _normalized(exercise, plain(call.answer))
+
+    for case in exercise.cases():
+        which = exercise.unordered(case)
+        if which:
+            as_given = _call_with_limit(exercise.call, exercise.reference, case.args,
+                                        case.kwargs, None)  # fmt: skip
+            other = exercise.call_reordered(exercise.reference, case, which, None)
+            assert outcome(other) == outcome(as_given), (case.call_repr(name), which)
+
+
+def test_the_ordered_arguments_are_the_ones_whose_order_means_something():
+    """Without its ``ordered`` declaration the reference itself would fail the order run: the
+    declaration is needed, and only where the text gives the order a meaning."""
+    for name in ("build_vocab", "is_canonical", "merges_to_ranks", "shuffled_vocab", "save_text",
+                 "format_costs"):  # fmt: skip
+        exercise = check.exercise(name)
+        assert exercise.ordered
+        loose = dataclasses.replace(exercise, ordered=())
+        result = run_check(loose, students_copy(exercise.reference), quiet=True)
+        assert result.status == "order", (name, result.message)
+
+
+ORDER_BUGS = [b for b in BUGS if b.order]
+
+VERDICTS_OF_ORDER_BUGS = """
+from tests.exercise_bugs import BUGS
+from tokcourse import check
+from tokcourse.course.exercises import run_check
+
+for bug in BUGS:
+    if bug.order:
+        result = run_check(check.exercise(bug.exercise), bug.fn, quiet=True)
+        print(bug.id, result.passed)
+"""
+
+
+def test_order_dependent_bugs_get_the_same_verdict_under_two_hash_seeds(root):
+    """A bug whose answer follows the order of a dict or set is rejected in every process,
+    whatever the hash seed (the seed orders a set of strings)."""
+    import os
+    import subprocess
+    import sys
+
+    assert len(ORDER_BUGS) >= 6
+    outs = []
+    for seed in ("1", "3"):  # under seed 3 a set-order solution once passed chapter 06's check
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        run = subprocess.run([sys.executable, "-c", VERDICTS_OF_ORDER_BUGS], env=env, cwd=root,
+                             capture_output=True, text=True, timeout=600)  # fmt: skip
+        assert run.returncode == 0, run.stderr
+        outs.append(dict(line.split() for line in run.stdout.splitlines()))
+    assert outs[0] == outs[1], outs
+    assert set(outs[0]) == {b.id for b in ORDER_BUGS}
+    assert set(outs[0].values()) == {"False"}, outs[0]
+
+
+def _first_name_of(names):
+    return next(iter(names))
+
+
+def test_an_answer_that_follows_a_dict_order_is_its_own_failure():
+    """``next(iter(d))`` where the text asks for the smallest key: right as given, wrong in the
+    other order. The report says so, names the argument, and shows both answers."""
+    ex = Exercise("smallest_key", lambda d: min(d), lambda: [Case(({1: "a", 2: "b"},))])
+    result = run_check(ex, _first_name_of, quiet=True)
+    assert result.status == "order"
+    lines = result.message.splitlines()
+    assert "depends on the order of a dict or set argument" in lines[0]
+    assert lines[2].strip() == "expected: 1"
+    assert (
+        lines[3].strip() == "got:      that answer as given; with d in another insertion order: 2"
+    )
+    assert "d (dict)" in result.message and "hash" not in result.message
+
+
+def test_a_set_argument_is_tried_in_another_order_and_the_hint_says_why_it_matters():
+    # small ints hash to themselves, and 3 and 11 share a slot in a small table: their order
+    # is their insertion order, which the second run changes
+    ex = Exercise("smallest", lambda s: min(s), lambda: [Case(({3, 11},))])
+    result = run_check(ex, _first_name_of, quiet=True)
+    assert result.status == "order", result.message
+    assert "s (set)" in result.message and "hash of its items" in result.message
+
+
+def test_an_ordered_argument_keeps_its_order():
+    ex = Exercise("first_key", lambda d: next(iter(d)), lambda: [Case(({2: "b", 1: "a"},))])
+    assert run_check(ex, _first_name_of, quiet=True).status == "order"  # the reference too
+    ordered = dataclasses.replace(ex, ordered=("d",))
+    assert run_check(ordered, _first_name_of, quiet=True).passed
+
+
+def test_only_inputs_with_a_dict_or_set_are_run_twice():
+    calls = []
+
+    def double(x):
+        calls.append(x)
+        return 2 * x
+
+    ex = Exercise("double", lambda x: 2 * x, lambda: [Case((1,)), Case((5,))])
+    assert run_check(ex, double, quiet=True).passed and calls == [1, 5]
+
+
+# --- what an error message names ----------------------------------------------------------------
+
+
+def _refuse_odd(n, message):
+    if n % 2:
+        raise ValueError(message.format(n=n))
+    return n // 2
+
+
+def test_a_message_must_name_what_the_exercise_declares():
+    from tokcourse.course.exercises import Names
+
+    ex = Exercise(
+        "halve",
+        lambda n: _refuse_odd(n, "{n} is odd"),
+        lambda: [Case((4,)), Case((7,))],
+        names=Names("naming the number", lambda case: [str(case.args[0])], "the odd number"),
+    )
+    assert run_check(ex, lambda n: _refuse_odd(n, "odd: {n}."), quiet=True).passed
+    for message in ("an odd number", "17 is odd", "7.5 is odd", "n=77"):
+        result = run_check(ex, lambda n, m=message: _refuse_odd(n, m), quiet=True)
+        assert result.status == "message", message
+        lines = result.message.splitlines()
+        assert lines[2].strip() == "expected: raises ValueError naming 7 (the odd number)"
+        assert lines[3].strip().startswith("got:      ValueError:")
+        assert "ValueError naming the number. On this input that is 7" in result.message
+
+
+def test_a_value_where_an_error_is_expected_gets_its_own_hint():
+    ex = Exercise("inverse", lambda x: 1 / x, lambda: [Case((0,)), Case((2,))])
+    result = run_check(ex, lambda x: 0 if x == 0 else 1 / x, quiet=True)
+    assert "hint: on this input the course's inverse raises ZeroDivisionError, and yours " \
+        "returned 0" in result.message  # fmt: skip
+    assert "raise ZeroDivisionError instead of returning a value" in result.message
+
+
+# --- long answers: the first difference, not a dump ---------------------------------------------
+
+
+def test_a_long_dict_answer_shows_its_first_differing_key():
+    big = {(i, i + 1): 256 + i for i in range(300)}
+    wrong = dict(big) | {(101, 102): 999}
+    ex = Exercise("table", lambda n: dict(big), lambda: [Case((1,))])
+    result = run_check(ex, lambda n: dict(wrong), quiet=True)
+    lines = result.message.splitlines()
+    assert lines[2].strip() == "expected: a dict of 300 items"
+    assert lines[3].strip() == (
+        "got:      a dict of 300 items, first difference at key (101, 102): expected 357, got 999"
+    )
+    missing = {k: v for k, v in big.items() if k != (0, 1)}
+    result = run_check(ex, lambda n: dict(missing), quiet=True)
+    assert "first difference at key (0, 1): expected 256, got no such key" in result.message
+
+
+def test_a_long_list_answer_shows_its_first_differing_index_and_both_lengths():
+    ex = Exercise("ids", lambda n: list(range(100)), lambda: [Case((1,))])
+    result = run_check(ex, lambda n: [*range(57), 7, *range(58, 99)], quiet=True)
+    lines = result.message.splitlines()
+    assert lines[2].strip() == "expected: a list of 100 items"
+    assert lines[3].strip() == (
+        "got:      a list of 99 items, first difference at index 57: expected 57, got 7 "
+        "(100 items expected, 99 came back)"
+    )
+
+
+def test_short_answers_are_still_shown_whole():
+    ex = Exercise("pair", lambda n: [1, 2, 3], lambda: [Case((1,))])
+    lines = run_check(ex, lambda n: [1, 2, 4], quiet=True).message.splitlines()
+    assert lines[2:4] == ["   expected: [1, 2, 3]", "   got:      [1, 2, 4]"]
+
+
+# --- what the texts say about other software, checked -------------------------------------------
+
+
+def test_tiktoken_leaves_overlapping_special_tokens_open_as_chapter_06_says():
+    """The text of encode_with_specials: tiktoken's encodings have no overlapping special
+    tokens, and on a table whose names overlap its choice is not the longest."""
+    import tiktoken
+
+    from tokcourse.course.checks.special_tokens import OVERLAPPING
+
+    for name in ("gpt2", "r50k_base", "cl100k_base", "o200k_base"):  # the offline ones
+        names = tiktoken.get_encoding(name).special_tokens_set
+        assert not [(a, b) for a in names for b in names if a != b and a in b], name
+    enc = tiktoken.Encoding(
+        "overlap",
+        pat_str=r"\S+|\s+",
+        mergeable_ranks={bytes([b]): b for b in range(256)},
+        special_tokens=OVERLAPPING,
+    )
+    longest = check.exercise("encode_with_specials").reference
+    texts = ("<|a|>b", "b<|a|>b", "x<|a|><|a|>bb")
+    assert any(
+        enc.encode(t, allowed_special="all") != longest(t, OVERLAPPING, "all") for t in texts
+    )
+
+
+def test_pythons_incremental_decoder_waits_after_ed_a0_as_chapter_03_says():
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    assert [decoder.decode(bytes([b])) for b in b"\xed\xa0\x80"] == ["", "", "\ufffd" * 3]
+
+
+def test_a_trainer_that_stops_when_no_pair_is_left_passes():
+    """The text lets a student assume there are enough pairs: stopping early is not wrong."""
+    from tokcourse.bpe import get_stats, merge, most_frequent_pair
+
+    def train_on_chunks(chunks, vocab_size):
+        ids = {chunk: list(chunk.encode()) for chunk in chunks}
+        vocab = {i: bytes([i]) for i in range(256)}
+        merges = {}
+        for idx in range(256, vocab_size):
+            stats = {}
+            for chunk, n in chunks.items():
+                for pair, k in get_stats(ids[chunk]).items():
+                    stats[pair] = stats.get(pair, 0) + k * n
+            if not stats:
+                break  # no pair is left: the text never asks for an error here
+            pair = most_frequent_pair(stats, vocab)
+            ids = {chunk: merge(i, pair, idx) for chunk, i in ids.items()}
+            merges[pair], vocab[idx] = idx, vocab[pair[0]] + vocab[pair[1]]
+        return merges
+
+    result = run_check(check.exercise("train_on_chunks"), train_on_chunks, quiet=True)
+    assert result.passed, result.message

@@ -38,6 +38,7 @@ pytestmark = pytest.mark.notebooks
 
 GRADED = {ex for ch in CHAPTERS for ex in ch.exercises}
 FAILED_KINDS = {"failed", "wrong type", "mutated", "violation", "stuck", "error"}
+FAILED_KINDS |= {"message", "order"}  # a message naming the wrong thing, an order-bound answer
 
 
 def test_the_chapter_table_is_the_notebooks():
@@ -307,7 +308,9 @@ def make_classroom(
                     verdict = run_check(check.exercise(ex), bug.fn, quiet=True)
                     assert verdict.status in FAILED_KINDS, (bug.id, verdict.status)
                     answers[ex] = answer_source(bug.fn, ex)
-                    shown = verdict.case.call_repr(ex) if verdict.case else ""
+                    # a bug bound to a set's order fails in every process, but on inputs
+                    # that follow the hash seed: its verdict is compared, not its input
+                    shown = verdict.case.call_repr(ex) if verdict.case and not bug.order else ""
                     want[ex] = ("failed", shown)
                 else:
                     answers[ex], want[ex] = solution(ex), ("passed", "")

@@ -21,9 +21,11 @@ name any string, not only special tokens.
 Where we differ from tiktoken, it is to refuse or to be predictable, never to give other ids:
 
 - Overlapping special tokens (one a prefix of another, as in custom chat tokens): the one that
-  starts leftmost wins, and among those the longest. tiktoken's choice there is an accident of
-  its regex engine, and it can even miss an allowed token that overlaps a non-allowed one
-  (``tests/test_special.py`` shows both). tiktoken's own special tokens never overlap.
+  starts leftmost wins, and among those the longest. tiktoken's choice there follows the order
+  of a hash table (its regex of special tokens is an alternation of the keys of a Rust hash
+  map, and the first alternative that matches wins), and it can even miss an allowed token
+  that overlaps a non-allowed one (``tests/test_special.py`` shows both). tiktoken's own
+  special tokens never overlap (``tests/test_exercises.py`` checks its encodings).
 - A bare string such as ``allowed_special="<|endoftext|>"`` is a ``TypeError`` that shows the
   set to pass instead (tiktoken fails with an unrelated error); an empty name is refused (it
   would match everywhere). Lists and tuples work like sets.

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +32,76 @@ def _short(value: Any, limit: int = 300) -> str:
     except Exception as exc:  # a student's object with a broken __repr__
         text = f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
     return text if len(text) <= limit else text[: limit - 15] + f"… ({len(text)} chars)"
+
+
+def _size(value: Any) -> str:
+    """A container in a few words, for a report line: "a dict of 258 items"."""
+    n = len(value)
+    return f"{_a(value).split(' ')[0]} {type(value).__name__} of {n:,} item{'s' * (n != 1)}"
+
+
+def _same_item(a: Any, b: Any) -> bool:
+    """Whether two items of an answer agree (floats to within 1e-9, as answers are compared)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    try:
+        return bool(a == b)
+    except Exception:  # a student's object whose == raises differs
+        return False
+
+
+def first_difference(expected: Any, got: Any) -> str | None:
+    """Where two dicts, or two lists (tuples), first differ: the key or index and both items.
+
+    Keys are visited in the order of ``expected``; ``None`` when neither a pair of dicts nor a
+    pair of sequences, or when no item differs.
+
+    >>> first_difference({1: "a", 2: "b"}, {1: "a", 2: "c"})
+    "first difference at key 2: expected 'b', got 'c'"
+    >>> first_difference([1, 2, 3], [1, 5])
+    'first difference at index 1: expected 2, got 5 (3 items expected, 2 came back)'
+    >>> first_difference([1, 2], [1, 2, 7])[:60]
+    'first difference at index 2: expected nothing (the list ends'
+    """
+    if isinstance(expected, dict) and isinstance(got, dict):
+        for key, value in expected.items():
+            where = f"first difference at key {_short(key, 80)}"
+            if key not in got:
+                return f"{where}: expected {_short(value, 120)}, got no such key"
+            if not _same_item(value, got[key]):
+                return f"{where}: expected {_short(value, 120)}, got {_short(got[key], 120)}"
+        for key, value in got.items():
+            if key not in expected:
+                where = f"first difference at key {_short(key, 80)}"
+                return f"{where}: expected no such key, got {_short(value, 120)}"
+        return None
+    sequences = (list, tuple)
+    if not (isinstance(expected, sequences) and isinstance(got, sequences)):
+        return None
+    lengths = (
+        f" ({len(expected):,} items expected, {len(got):,} came back)"
+        if len(expected) != len(got)
+        else ""
+    )
+    for i in range(max(len(expected), len(got))):
+        if i >= len(expected):
+            kind = type(expected).__name__
+            return (
+                f"first difference at index {i}: expected nothing (the {kind} ends), got "
+                f"{_short(got[i], 120)}{lengths}"
+            )
+        if i >= len(got):
+            kind = type(got).__name__
+            return (
+                f"first difference at index {i}: expected {_short(expected[i], 120)}, got "
+                f"nothing (yours ends){lengths}"
+            )
+        if not _same_item(expected[i], got[i]):
+            return (
+                f"first difference at index {i}: expected {_short(expected[i], 120)}, got "
+                f"{_short(got[i], 120)}{lengths}"
+            )
+    return None
 
 
 def _array_repr(value: Any) -> str:

@@ -63,18 +63,26 @@ class _Call:
 
 
 def _call_with_limit(
-    call: Callable | None, fn: Callable, args: tuple, kwargs: dict, seconds: float | None
+    call: Callable | None,
+    fn: Callable,
+    args: tuple,
+    kwargs: dict,
+    seconds: float | None,
+    prepare: Callable[[tuple, dict], tuple[tuple, dict]] | None = None,
 ) -> _Call:
     """Call ``fn`` on copies of ``args`` and ``kwargs``, capturing what it prints.
 
     ``call`` is the exercise's own way to call (``Exercise.call``), or ``None`` for ``fn(*args,
-    **kwargs)``.
+    **kwargs)``. ``prepare`` changes the copies before the call (the check's second run puts
+    dicts and sets in another order there).
 
     With ``seconds``, interrupt it after that long (raising ``_TimeLimit``). The interruption
     uses SIGALRM, so it only works in the main thread on Unix (Jupyter and Colab kernels run
     cells there); elsewhere the call simply has no time limit.
     """
     args, kwargs = copy.deepcopy(args), copy.deepcopy(kwargs)
+    if prepare is not None:
+        args, kwargs = prepare(args, kwargs)
     out = _Call(args=args, kwargs=kwargs)
     run = call or (lambda f, a, k: f(*a, **k))
     can_alarm = (

@@ -6,9 +6,8 @@ module              chapter   exercises
 ``utf8``            01        utf8_encode, byte_kind, utf8_decode
 ``bpe_training``    02        get_stats, merge, train, build_vocab
 ``encode_decode``   03        decode, decode_stream, encode, is_canonical
-``pretokenize``     04        whitespace_chunks, scan_gpt2, first_split_difference, split
-``tiktoken_parity`` 05        byte_rank, recover_merge, encode_with_ranks,
-                              encode_ordinary
+``pretokenize``     04        whitespace_chunks, scan_gpt2, first_split_difference
+``tiktoken_parity`` 05        byte_rank, recover_merge, encode_with_ranks
 ``special_tokens``  06        encode_with_specials, render_chat
 ``sentencepiece``   07        covered_characters, best_pair, decode_byte_pieces,
                               merge_by_score
@@ -38,4 +37,12 @@ a name registered twice is an error. The notebook then calls ``f = check.<name>(
 and asks for buggy implementations of it in ``tests/exercise_bugs.py``. A topic module may
 import cases or helpers from an earlier topic (``fast`` reuses ``tiktoken_parity``' cases),
 never from the check front door.
+
+The text of the exercise and its check must say the same thing, and ``tests/test_exercises.py``
+reads both: every error the reference raises on some input is named in the text; where the
+text says what the error names ("raise ValueError naming the two ids"), the exercise declares
+it (``Exercise(names=Names(...))``) and the check reads the message; an input that tests a
+rule carries the text's words for it (``Case(..., rule="the leftmost one on a tie")``). Every
+dict or set argument is also tried in another order, and the answer must not change: declare
+``ordered=("merges",)`` for an argument whose order the text gives a meaning.
 """

@@ -312,6 +312,7 @@ EXERCISES: dict[str, Entry] = {
             bites.format_costs,
             _format_costs_cases,
             returns=dict_of(STR, INT, "a dict {format name: token count}"),
+            ordered=("records",),
             hints=FORMAT_HINTS,
         ),
     ),

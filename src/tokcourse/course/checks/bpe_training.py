@@ -27,8 +27,9 @@ from tokcourse.course.exercises import (
 
 
 def _get_stats_cases() -> Iterator[Case]:
-    for ids in ([], [7], [7, 7], [7, 7, 7], [1, 2, 3, 1, 2], [1, 2, 1, 2, 1], [300, 5, 300, 5]):
+    for ids in ([], [7], [7, 7], [1, 2, 3, 1, 2], [1, 2, 1, 2, 1], [300, 5, 300, 5]):
         yield Case((ids,))
+    yield Case(([7, 7, 7],), rule="Overlapping pairs count")
     rng = random.Random(1)
     for _ in range(80):
         n = rng.randrange(0, 30)
@@ -87,8 +88,8 @@ def _merge_cases() -> Iterator[Case]:
         Case(([1, 2], (1, 2), 9)),
         Case(([2, 1], (1, 2), 9)),
         Case(([3, 1], (1, 2), 9)),  # the last id starts the pair: no ids[i + 1] to compare
-        Case(([5, 5, 5], (5, 5), 6)),
-        Case(([5, 5, 5, 5], (5, 5), 6)),
+        Case(([5, 5, 5], (5, 5), 6), rule="only the leftmost one merges"),
+        Case(([5, 5, 5, 5], (5, 5), 6), rule="only the leftmost one merges"),
         Case(([1, 2, 3, 1, 2], (1, 2), 4)),
         Case(([1, 2, 2, 1], (2, 1), 256)),
     )
@@ -161,8 +162,9 @@ def _train_cases() -> Iterator[Case]:
         Case(("aaabdaaabac", 259)),
         Case(("aaabdaaabac", 256)),
         Case(("ab", 257)),
-        Case(("abcd", 258)),  # every pair occurs once: the tie rule decides everything
-        Case(("dcba", 258)),
+        # every pair occurs once: the tie rule decides everything
+        Case(("abcd", 258), rule="`(vocab[a], vocab[b])` is greatest"),
+        Case(("dcba", 258), rule="`(vocab[a], vocab[b])` is greatest"),
         Case(("aaaa", 258)),
         Case(("hello world, hello moon", 265)),
         Case(("😀😀", 260)),
@@ -263,7 +265,8 @@ def _build_vocab_cases() -> Iterator[Case]:
     yield Case(({},))
     yield Case(({(97, 97): 256},))
     yield Case(({(97, 97): 256, (256, 97): 257},))
-    yield Case(({(100, 100): 256, (97, 256): 257},))  # sorted by pair, (97, 256) comes first
+    # sorted by pair, (97, 256) comes first
+    yield Case(({(100, 100): 256, (97, 256): 257},), rule="in the order they were learned")
     for merges in _trained_merges():
         yield Case((merges,))
 
@@ -375,6 +378,7 @@ EXERCISES: dict[str, Entry] = {
             _build_vocab_cases,
             normalize=dict,
             returns=dict_of(INT, BYTES, "a dict {id: bytes}"),
+            ordered=("merges",),
             hints=(_build_vocab_hint_bytes, _build_vocab_hint_order, _build_vocab_hint_swapped),
         ),
     ),

@@ -23,7 +23,7 @@ from tokcourse.course.checks.tiktoken_parity import (
     _cross_chunk_merges,
     _pattern_merges,
 )
-from tokcourse.course.exercises import Case, Entry, Exercise, Raised
+from tokcourse.course.exercises import Case, Entry, Exercise, Names, Raised
 from tokcourse.patterns import split
 
 RANKS = dict_of(BYTES, INT, "a dict {token bytes: rank}")
@@ -57,13 +57,24 @@ def _merges_to_ranks_cases() -> Iterator[Case]:
     yield Case(({(97, 97): 256, (256, 97): 257},))
     yield Case(({(104, 105): 300, (300, 33): 301},))  # ids with a gap: the rank is the id
     yield Case(({(195, 169): 256, (99, 97): 257, (257, 102): 258, (258, 256): 259},))  # café
-    yield from (Case((merges,)) for merges in DUPLICATES)
+    yield from (Case((merges,), rule="the **same bytes**") for merges in DUPLICATES)
     yield Case((bpe.train("aaabdaaabac", 259),))
     yield Case((_cross_chunk_merges(),))
     yield Case((_pattern_merges(),))
     rng = random.Random(12)
     for _ in range(30):
         yield Case((_random_merges(rng),))
+
+
+def _duplicate_ids(case: Case) -> list[str]:
+    """The two ids whose merges make the same bytes first (in the order of the merges)."""
+    (merges,) = case.args
+    seen: dict[bytes, int] = {}
+    for idx, token in bpe.build_vocab(merges).items():
+        if token in seen:
+            return [str(seen[token]), str(idx)]
+        seen[token] = idx
+    return []
 
 
 def _as_vocab(merges: Mapping) -> dict[int, bytes] | None:
@@ -159,8 +170,8 @@ def _recover_merges_cases() -> Iterator[Case]:
     yield Case((_prefix("cl100k_base", 3000),))
     # tables not listed in rank order (a dict keeps the order it was built in, such as one
     # read from a file sorted by bytes): the merges still come out by rank
-    yield Case((dict(reversed(_TINY_BC.items())),))
-    yield Case((dict(sorted(_TINY_AB_CD.items())),))
+    yield Case((dict(reversed(_TINY_BC.items())),), rule="in increasing rank")
+    yield Case((dict(sorted(_TINY_AB_CD.items())),), rule="in increasing rank")
     yield Case((_shuffled("r50k_base", 600),))
     rng = random.Random(12)
     for _ in range(20):
@@ -263,6 +274,8 @@ EXERCISES: dict[str, Entry] = {
             export.merges_to_ranks,
             _merges_to_ranks_cases,
             returns=RANKS,
+            ordered=("merges",),
+            names=Names("naming the two ids", _duplicate_ids, "the ids of the two merges"),
             hints=(
                 _ranks_duplicate_hint,
                 _ranks_bytes_hint,

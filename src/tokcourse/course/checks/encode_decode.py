@@ -6,6 +6,7 @@ Cases (curated edge cases, then seeded random inputs) and hints for each exercis
 
 from __future__ import annotations
 
+import codecs
 import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -96,6 +97,7 @@ def _decode_stream_cases() -> Iterator[Case]:
         [226],  # the stream ends inside "€"
         [104, 226, 130],
         [0xE2, 0x82, 65],  # a broken character, then "A"
+        [0xED, 0xA0, 0x80, 65],  # an encoded surrogate: the decoder holds ED A0 back
         [128],
         [0xFF, 65],
         [0xF0, 0x9F],
@@ -164,6 +166,39 @@ def _run_decode_stream(fn: Callable, args: tuple, kwargs: dict) -> list[_Piece]:
     return out
 
 
+def _when(pieces: list[_Piece]) -> list[int]:
+    """For each character of the stream's text, how many ids had been read when it came out."""
+    return [piece.after for piece in pieces for _ in piece.text]
+
+
+def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece]) -> str:
+    """The right text at the wrong time: say which way, early or late, and where."""
+    text = "".join(piece.text for piece in expected)
+    i, theirs, ours = next(
+        (i, a, b) for i, (a, b) in enumerate(zip(_when(got), _when(expected), strict=True))
+        if a != b
+    )  # fmt: skip
+    ids, vocab = case.args
+    if theirs < ours:
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        for idx in ids[:theirs]:
+            decoder.decode(vocab[idx])
+        held = decoder.getstate()[0]
+        return (
+            f"{text[i]!r} came out after {theirs} id{'s' * (theirs != 1)}, earlier than "
+            f"Python's incremental decoder lets it out (after {ours}): at that point the "
+            f"decoder still holds {held!r}, waiting for the next byte (it waits after ED "
+            "A0..BF, the start of an encoded surrogate, too). The check follows that decoder: "
+            "feed each token's bytes to one codecs.getincrementaldecoder('utf-8')"
+            "(errors='replace') and yield what it returns."
+        )
+    return (
+        f"{text[i]!r} came out after {theirs} ids, later than it was complete (after {ours}): "
+        "yield after each id the text it completes, before reading the next id (do not "
+        "collect the ids or the text first)."
+    )
+
+
 def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(got, UnicodeDecodeError):
         return (
@@ -175,11 +210,7 @@ def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
     text = "".join(piece.text for piece in got)
     want = "".join(piece.text for piece in expected)
     if text == want:
-        return (
-            "the right text, but not as soon as it was complete: yield after each id the text "
-            "it completes, before reading the next id (do not collect the ids or the text "
-            "first)."
-        )
+        return _decode_stream_timing(case, expected, got)
     if want.startswith(text) and set(want[len(text) :]) == {"\ufffd"}:
         return (
             "the end of the stream is missing: bytes of an unfinished character are still held "
@@ -203,13 +234,26 @@ _AAA = {(97, 97): 256, (256, 97): 257}
 _MIN_NOT_MAX = {(97, 97): 256, (97, 98): 257}  # "aab": merge 256 first, not 257
 
 
+#: The lowest merge id first, on inputs where each wrong choice gives its own answer: the
+#: highest id, the most frequent pair, the smallest pair (by its ids), the leftmost pair.
+_LOWEST_ID = "lowest merge id"
+_WRONG_CHOICES = (
+    ("aab", _MIN_NOT_MAX),
+    ("baab", {(97, 98): 256, (97, 97): 257, (98, 97): 258}),
+    ("aabab", {(97, 97): 256, (97, 98): 257, (98, 97): 258}),
+    ("abbba", {(97, 98): 256, (98, 97): 257, (98, 98): 258}),
+)
+
+
 def _encode_cases() -> Iterator[Case]:
     yield from (
         Case(("", _AAA)),
         Case(("a", _AAA)),
         Case(("e ", _E_SPACE)),  # one merge leaves a single token: no pair to look at
-        Case(("aab", _MIN_NOT_MAX)),
-        Case(("abcabab", {(98, 99): 256, (97, 98): 257})),  # rank order, not frequency
+    )
+    for text, merges in _WRONG_CHOICES:
+        yield Case((text, dict(merges)), rule=_LOWEST_ID)
+    yield from (
         Case(("aaab", _AAA)),
         Case(("aaaab", _AAA)),
         Case(("€", _AAA)),
@@ -242,24 +286,36 @@ def _encode_choosing(text: str, merges: dict, choose: Callable) -> list[int]:
     return ids
 
 
+#: Wrong ways to choose the next pair, in words, with how to compute each.
+_CHOICES: tuple[tuple[str, Callable], ...] = (
+    ("the pair with the highest merge id", lambda c, ids, m: max(c, key=m.get)),
+    ("the most frequent pair", lambda c, ids, m: max(c, key=lambda p: bpe.get_stats(ids)[p])),
+    ("the smallest pair (comparing the ids themselves)", lambda c, ids, m: min(c)),
+    ("the leftmost pair that has a merge", lambda c, ids, m: c[0]),
+)
+
+
 def _encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
     text, merges = case.args
     if not isinstance(got, list) or got == expected:
         return None
-    latest = _encode_choosing(text, merges, lambda c, ids: max(c, key=merges.get))
-    frequent = _encode_choosing(
-        text, merges, lambda c, ids: max(c, key=lambda p: bpe.get_stats(ids)[p])
+    ways = [
+        what
+        for what, choose in _CHOICES
+        if got == _encode_choosing(text, merges, lambda c, ids, f=choose: f(c, ids, merges))
+    ]
+    if not ways:
+        return None
+    ids = list(text.encode("utf-8"))
+    first = min((p for p in bpe.get_stats(ids) if p in merges), key=merges.__getitem__)
+    did = ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1]
+    alike = " (this input cannot tell these apart)" if len(ways) > 1 else ""
+    return (
+        f"your ids are what encoding gives when each step merges {did}{alike}. Apply merges "
+        "in the order they were learned: at each step take the pair with the lowest merge id "
+        f"(min over merges.get(pair, inf)). Here the first merge is {first} -> "
+        f"{merges[first]}, the lowest id among the pairs of {text!r}."
     )
-    if got in (latest, frequent):
-        which = "the latest-learned merge" if got == latest else "the most frequent pair"
-        if latest == frequent:
-            which = "the most frequent pair (here also the latest-learned merge)"
-        return (
-            f"you applied {which} first. Apply merges in the order they were learned: at "
-            "each step take the pair with the lowest merge id (min over "
-            "merges.get(pair, inf)), not the highest and not the most frequent."
-        )
-    return None
 
 
 def _encode_hint_no_stop(case: Case, expected: Any, got: Any) -> str | None:
@@ -368,6 +424,7 @@ EXERCISES: dict[str, Entry] = {
             normalize=bool,
             returns=BOOL,
             hints=(_is_canonical_hint,),
+            ordered=("merges",),
         ),
     ),
 }

@@ -228,7 +228,8 @@ def _ranks(ids: list[int], merges: dict) -> list[float]:
 def _merge_lowest_cases() -> Iterator[Case]:
     aaab = {(97, 97): 256, (256, 97): 257, (256, 98): 258}
     for ids in ([], [97], [97, 98], [97, 97], [98, 97, 97], [97, 97, 97, 97], [97, 97, 98]):
-        yield Case((ids, _ranks(ids, aaab), aaab))
+        tie = ids == [97, 97, 97, 97]  # three pairs (97, 97): the leftmost merges
+        yield Case((ids, _ranks(ids, aaab), aaab), rule="the leftmost one on a tie" if tie else "")
     rng = random.Random(15)
     for trained in _trained_merges() * 3:
         text = "".join(rng.choice("abcdeh t") for _ in range(rng.randrange(12, 40)))

@@ -18,7 +18,7 @@ import tiktoken
 
 from tokcourse.course import glitch
 from tokcourse.course.answers import BOOL, INT, list_of
-from tokcourse.course.exercises import Case, Entry, Exercise, Raised
+from tokcourse.course.exercises import Case, Entry, Exercise, Names, Raised
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 
 RANKING = list_of(INT)
@@ -312,7 +312,7 @@ def _rank_by_untrained_cases() -> Iterator[Case]:
     yield Case((np.array([[5.0], [0.0], [1.0], [-1.0]]), [1]))
     yield Case((np.array([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]]), [0]))
     yield Case((np.array([[2.0, 0.0], [0.0, 2.0], [1.0, 1.0], [9.0, 9.0]]), [0, 1]))  # the mean
-    yield Case((np.array([[1.0], [1.0], [0.0], [1.0]]), [2]))  # ties: smaller id first
+    yield Case((np.array([[1.0], [1.0], [0.0], [1.0]]), [2]), rule="keep increasing id order")
     yield Case((np.array([[4.0, 0.0], [0.0, 1.0], [3.0, 0.0]]), [0, 2]))  # mean is no row
     yield Case((np.array([[1.0, 0.0], [0.0, 3.0], [2.0, 0.0], [0.0, 1.0]], np.float32), [3]))
     yield Case((np.array([[3.0, 0.0], [-1.0, 0.0], [0.0, 1.0]]), [1]))  # cosine disagrees
@@ -441,6 +441,7 @@ EXERCISES: dict[str, Entry] = {
             glitch.is_reachable,
             _is_reachable_cases,
             returns=BOOL,
+            names=Names("naming it", lambda case: [str(case.args[0])], "the id"),
             hints=(
                 _reachable_not_a_token_hint,
                 _reachable_special_hint,

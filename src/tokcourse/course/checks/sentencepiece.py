@@ -86,7 +86,7 @@ def _merge_cases() -> Iterator[Case]:
         Case((["a"], {"ab": 0.0})),
         Case((list("ab"), {})),
         Case((list("ab"), {"ab": -3.0})),
-        Case((list("aaa"), dict(_TIE))),  # a tie: the leftmost pair goes first
+        Case((list("aaa"), dict(_TIE)), rule="the leftmost such pair on a tie"),
         Case((list("abc"), {"ab": -1.0, "bc": -1.0})),
         Case((list("abc"), {"ab": -2.0, "bc": -1.0})),  # highest score, not first in the text
         Case((list("abc"), {"bc": -2.0, "ab": -1.0})),
@@ -183,7 +183,7 @@ def _covered_cases() -> Iterator[Case]:
         Case(({"a": 1}, 0.98)),
         Case(({"c": 1, "b": 3, "a": 6}, 0.9)),  # 'b' reaches 0.9 exactly: 'c' is not needed
         Case(({"a": 3, "b": 1}, 0.75)),
-        Case(({"b": 2, "a": 2}, 0.5)),  # a tie: 'a' first, by code point
+        Case(({"b": 2, "a": 2}, 0.5), rule="on equal counts the smaller character first"),
         Case(({"z": 5, "y": 5, "x": 5, "▁": 40, "e": 20}, 0.9)),  # the tie crosses the line
         Case(({"a": 96, "b": 1, "c": 1, "d": 1, "e": 1}, 0.98)),
         Case(({"a": 50, "b": 30, "c": 20}, 1.0)),
@@ -244,9 +244,9 @@ def _best_pair_cases() -> Iterator[Case]:
     yield from (
         Case(({("a", "b"): 1},)),
         Case(({("a", "b"): 2, ("b", "c"): 3},)),
-        Case(({("a", "b"): 3, ("b", "c"): 3},)),  # a tie: the smaller piece, 'ab'
+        Case(({("a", "b"): 3, ("b", "c"): 3},), rule="then the smaller piece"),
         Case(({("c", "d"): 3, ("a", "b"): 3},)),  # ... wherever it is in the dict
-        Case(({("ab", "c"): 4, ("x", "y"): 4},)),  # a tie: the shorter piece, 'xy'
+        Case(({("ab", "c"): 4, ("x", "y"): 4},), rule="on a tie, the shorter piece"),
         Case(({("é", "é"): 2, ("a", "bc"): 2},)),  # 'éé': two characters, four bytes
         Case(({("ab", "d"): 2, ("a", "ce"): 2},)),  # the piece 'abd' < 'ace', the pair is not
         Case(({("▁", "t"): 5, ("t", "h"): 5, ("h", "e"): 4},)),

@@ -12,10 +12,8 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-import regex
-
 from tokcourse import special
-from tokcourse.course.exercises import INT, Case, Entry, Exercise, Raised, list_of
+from tokcourse.course.exercises import INT, Case, Entry, Exercise, Names, Raised, list_of
 
 # --- encode_with_specials ----------------------------------------------------------------------
 
@@ -38,10 +36,32 @@ MATRIX_ALLOWED = (frozenset(), frozenset({EOT}), frozenset({FIM}), "all")
 MATRIX_DISALLOWED = ("all", (), frozenset({EOT}), frozenset({FIM}), frozenset({"hello"}))
 
 
-#: Names that overlap: "<|a|>" starts "<|a|>b" and ends "b<|a|>". At each position the
-#: longest name wins, and the leftmost match comes first (tiktoken's regex, longest first).
+#: Names that overlap: "<|a|>" starts "<|a|>b" and ends "b<|a|>". The leftmost match comes
+#: first, and where several names start at the same place the longest wins: the exercise's
+#: rule (tiktoken's own choice there follows the order of a hash table, see tokcourse.special).
 OVERLAPPING = {"<|a|>": 310, "<|a|>b": 311, "b<|a|>": 312}
 OVERLAP_TEXTS = ("<|a|>b", "b<|a|>b", "x<|a|><|a|>bb", "<|a|>")
+#: The words of the exercise text that state the overlap rule.
+LONGEST = "take the longest"
+
+
+def _nested_names() -> dict[str, int]:
+    """Eight triples of nested names, "<|c|>", "<|c|>y", "<|c|>yy", ...: one table.
+
+    In a set of these names the order of each triple follows the hash of its strings, which
+    changes with the hash seed. A solution that takes the first name of a set matching at a
+    place is right on one triple with chance 1/6, on all eight with chance 6**-8: however the
+    seed falls, it fails here.
+    """
+    names: dict[str, int] = {}
+    for letter in "cdefghjk":
+        for tail in ("", "y", "yy"):
+            names[f"<|{letter}|>{tail}"] = 320 + len(names)
+    return names
+
+
+#: Each triple twice: "<|c|>yy" where all three names start, then "<|c|>y" where two do.
+NESTED_TEXT = "".join(f"<|{letter}|>yy<|{letter}|>y." for letter in "cdefghjk")
 #: A name the caller allows that is not in the table: ignored (tiktoken too), never looked up.
 OUTSIDE = "<|unknown|>"
 
@@ -72,8 +92,11 @@ def _encode_with_specials_cases() -> Iterator[Case]:
         yield Case((text, dict(_SPECIALS), "all"), {"encode_ordinary": CodePoints()})
     for text in OVERLAP_TEXTS:
         for allowed in ("all", {"<|a|>"}, frozenset(OVERLAPPING)):
-            yield Case((text, dict(OVERLAPPING), allowed))
+            yield Case((text, dict(OVERLAPPING), allowed), rule=LONGEST)
         yield Case((text, dict(OVERLAPPING), frozenset()), {"disallowed_special": ()})
+    nested = _nested_names()
+    for allowed in ("all", frozenset(nested), set(nested)):
+        yield Case((NESTED_TEXT, dict(nested), allowed), rule=LONGEST)
     # mutable sets, as a caller passes them: they must come back unchanged
     for text in ("a<|unknown|>b", f"hi{EOT}", f"{FIM}{OUTSIDE}{EOT}"):
         for allowed in ({OUTSIDE}, {EOT, OUTSIDE}, {EOT, FIM, OUTSIDE}):
@@ -101,27 +124,48 @@ def _specials_hint_outside(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
-def _first_listed_wins(case: Case, names: list[str]) -> list[int]:
-    """The reference's answer with the alternation in the order ``names`` (not longest first)."""
-    text, special_tokens, allowed_special = case.args
-    allowed = allowed_special if allowed_special == "all" else set(allowed_special)
-    allowed = set(special_tokens) if allowed == "all" else allowed & special_tokens.keys()
-    order = [n for n in names if n in allowed]
-    pieces = regex.split(f"({'|'.join(map(regex.escape, order))})", text) if order else [text]
-    return [i for p in pieces if p for i in ([special_tokens[p]] if p in allowed else
-                                                 list(p.encode()))]  # fmt: skip
+def _resolved(case: Case) -> tuple[frozenset[str], frozenset[str]]:
+    """The allowed names (in the table) and the disallowed strings of a case, as the reference
+    resolves them."""
+    text, special_tokens, *rest = case.args
+    allowed_special = rest[0] if rest else case.kwargs.get("allowed_special", frozenset())
+    disallowed_special = case.kwargs.get("disallowed_special", "all")
+    allowed = special.allowed_special_set(allowed_special, special_tokens)
+    disallowed = special.disallowed_special_set(disallowed_special, allowed, special_tokens)
+    return allowed & special_tokens.keys(), disallowed
+
+
+def _disallowed_in_text(case: Case) -> list[str]:
+    """The disallowed strings that occur in the text: the error must name one of them."""
+    _, disallowed = _resolved(case)
+    return sorted(name for name in disallowed if name in case.args[0])
+
+
+def _spells_the_text(case: Case, ids: list) -> bool:
+    """Whether ``ids`` (UTF-8 bytes and special ids) spell the case's text again."""
+    text, special_tokens = case.args[:2]
+    by_id = {i: name.encode() for name, i in special_tokens.items()}
+    try:
+        return b"".join(by_id[i] if i in by_id else bytes([i]) for i in ids) == text.encode()
+    except (ValueError, TypeError):
+        return False
 
 
 def _specials_hint_overlap(case: Case, expected: Any, got: Any) -> str | None:
-    special_tokens = case.args[1]
-    names = list(special_tokens)
-    overlap = any(a != b and a in b for a in names for b in names)
-    wrong = [_first_listed_wins(case, order) for order in (names, sorted(names, key=len))]
-    if overlap and isinstance(expected, list) and got in wrong:
+    if "encode_ordinary" in case.kwargs or not (
+        isinstance(expected, list) and isinstance(got, list)
+    ):
+        return None
+    allowed, _ = _resolved(case)
+    overlap = sorted(a for a in allowed for b in allowed if a != b and a in b)
+    if overlap and _spells_the_text(case, got):
         return (
-            f"the special names {names} overlap: scan the text from the left and, where "
-            "several names match at the same place, take the longest (put the names in the "
-            "alternation longest first), as tiktoken does."
+            f"allowed names overlap here ({overlap[0]!r} is part of a longer one), and your "
+            "ids spell the text, but with other names at an overlap. The rule: scan from the "
+            "left, the first occurrence wins, and where several allowed names start at the "
+            "same place, take the longest (put the names longest first in a regex "
+            "alternation, or compare lengths). Looping over a set or dict of names and keeping "
+            "the first that matches leaves the choice to their order."
         )
     return None
 
@@ -136,7 +180,7 @@ def _specials_hint_default(case: Case, expected: Any, got: Any) -> str | None:
             )
         return (
             "this text contains a special token that is not allowed. It must raise ValueError "
-            "(naming the token), never turn into the special id: otherwise any user can end "
+            "naming the token, never turn into the special id: otherwise any user can end "
             "the document or fake a chat turn by typing it."
         )
     return None
@@ -333,6 +377,12 @@ EXERCISES: dict[str, Entry] = {
             _encode_with_specials_cases,
             normalize=list,
             returns=list_of(INT),
+            names=Names(
+                "naming it",
+                _disallowed_in_text,
+                "a disallowed string that occurs in the text",
+                any_of=True,
+            ),
             hints=(
                 _specials_hint_outside,
                 _specials_hint_overlap,

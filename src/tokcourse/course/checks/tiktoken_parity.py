@@ -1,5 +1,7 @@
-"""tiktoken and GPT-4 (chapter 05): byte_rank, recover_merge, encode_with_ranks,
-encode_ordinary.
+"""tiktoken and GPT-4 (chapter 05): byte_rank, recover_merge, encode_with_ranks.
+
+The cases and hints of encoding with merges chunk by chunk are here too: chapter 13's
+``encode_ordinary_cached`` uses them.
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -14,7 +16,7 @@ from typing import Any
 
 from tokcourse import bpe, patterns, pretrained, tokenizer
 from tokcourse.course.answers import Returns, _a, re_module_hint
-from tokcourse.course.checks._rank_tables import _real_ranks, _small_ranks
+from tokcourse.course.checks._rank_tables import _Ranks, _real_ranks, _small_ranks
 from tokcourse.course.data import gpt2_files
 from tokcourse.course.exercises import INT, Case, Entry, Exercise, list_of
 
@@ -163,6 +165,7 @@ _TINY_AB_CD = _TINY | {b"ab": 4, b"cd": 5, b"abc": 6, b"abcd": 7}
 
 
 # a run of one byte: the pair b"00" occurs twice in b"000", a tie BPE breaks to the left
+_LEFTMOST = "the leftmost"
 _TINY_RUN = _TINY | {b"0": 4, b"00": 5, b"000": 6, b"0000": 7}
 _RUNS = (b"000", b"...", b"   ", b"----", b"\n\n\n", b"=====")
 
@@ -172,8 +175,8 @@ def _recover_merge_cases() -> Iterator[Case]:
     yield Case((b"abc", _TINY_BC))
     yield Case((b"abcd", _TINY_AB_CD))
     yield Case((b"abc", _TINY_AB_CD))
-    yield Case((b"000", _TINY_RUN))
-    yield Case((b"0000", _TINY_RUN))
+    yield Case((b"000", _TINY_RUN), rule=_LEFTMOST)
+    yield Case((b"0000", _TINY_RUN), rule=_LEFTMOST)
     for name in ("r50k_base", "cl100k_base"):
         ranks = _real_ranks(name)
         yield from (Case((run, ranks)) for run in _RUNS if run in ranks)
@@ -267,6 +270,7 @@ def _corpus_pieces() -> list[str]:
 
 _HARD = [
     "DON'T stop, I'M here; YOU'RE it. She'll, they've, we'D",
+    "'Sup.  here",  # an upper-case contraction cut from the letters after it
     "1 12 123 1234 12345 1234567 3.14159 2024-05-13",
     "line one\r\nline two  \n\n   indented\tand\ttabbed   ",
     "x    =   1\n\n\n    return  x  ",
@@ -275,7 +279,13 @@ _HARD = [
 ]
 
 
+#: Bytes and one merged token, b"aa": in the chunk "aaa" the pair occurs twice, at 0 and 1.
+_RUN_RANKS = _Ranks("bytes and aa", {bytes([b]): b for b in range(256)} | {b"aa": 256})
+
+
 def _encode_with_ranks_cases() -> Iterator[Case]:
+    for text in ("aaa", "aaaaa"):  # a tie: the leftmost pair merges first, [aa, a]
+        yield Case((text, _RUN_RANKS), rule=_LEFTMOST)
     small = _small_ranks(_cross_chunk_merges())
     for text in ("", "the", "the end", "dog. dog!", "the cat sat. the dog ate."):
         yield Case((text, small))
@@ -371,10 +381,29 @@ def _encode_with_ranks_hint(case: Case, expected: Any, got: Any) -> str | None:
             "(tokcourse.patterns.split(text) uses it by default): numbers in groups of up to "
             "three digits, contractions in any case, whitespace before a newline kept with it."
         )
+    if got == ids(text.split()):
+        return (
+            "str.split() drops the white space, and a tokenizer keeps every character: split "
+            "with GPT-4's pattern (tokcourse.patterns.split(text)), which keeps each space "
+            "with the chunk after it."
+        )
     if got == ids([text] if text else []):
         return (
             "merges were applied across chunk boundaries. Split the text with the pattern "
             "first, run BPE on each chunk on its own, and concatenate the ids."
+        )
+    right = got == _bpe_by(text, ranks, lambda found: min(found, key=lambda f: (f[0], -f[1])))
+    if right and got == _bpe_by(text, ranks, max):
+        return (
+            "you merged the highest-ranked pair first, or the right-hand one of two equal "
+            "pairs (this input cannot tell these apart). BPE merges the pair with the LOWEST "
+            "rank first, and of two equal pairs (b'aa' twice in 'aaa') the leftmost."
+        )
+    if right:
+        return (
+            "where the lowest-ranked pair occurs twice in a chunk (as b'aa' in 'aaa'), you "
+            "merged the right-hand one. BPE merges the leftmost of equal pairs first: "
+            "min over (rank, position)."
         )
     if got == _bpe_by(text, ranks, max):
         return (
@@ -430,17 +459,6 @@ EXERCISES: dict[str, Entry] = {
             normalize=list,
             returns=list_of(INT),
             hints=(re_module_hint, _encode_with_ranks_hint),
-        ),
-    ),
-    "encode_ordinary": Entry(
-        "encode_ordinary(text, merges) -> ids",
-        lambda: Exercise(
-            "encode_ordinary",
-            tokenizer.encode_ordinary,
-            _encode_ordinary_cases,
-            normalize=list,
-            returns=list_of(INT),
-            hints=(re_module_hint, _encode_ordinary_hint_chunks),
         ),
     ),
 }

@@ -15,7 +15,7 @@ from typing import Any
 
 from tokcourse import unigram, unigram_train
 from tokcourse.course.answers import STR, _instance, dict_of, list_of
-from tokcourse.course.exercises import Case, Entry, Exercise, Raised
+from tokcourse.course.exercises import Case, Entry, Exercise, Names, Raised
 
 FLOAT = _instance(float, "a float", advice="math.log returns a float; keep the values floats.")
 LOG_PROBS = dict_of(STR, FLOAT, "a dict {piece: log-probability}")
@@ -57,9 +57,19 @@ def _random_vocab(rng: random.Random, alphabet: str) -> dict[str, float]:
     return vocab
 
 
+def _furthest(case: Case) -> list[str]:
+    """The furthest position a segmentation of the text reaches (where no piece matches)."""
+    text, log_probs = case.args
+    reached = [True] + [False] * len(text)
+    for end in range(1, len(text) + 1):
+        reached[end] = any(reached[s] and text[s:end] in log_probs for s in range(end))
+    return [str(max(j for j, ok in enumerate(reached) if ok))]
+
+
 def _viterbi_cases() -> Iterator[Case]:
     for text, log_probs in VITERBI_CASES:
-        yield Case((text, log_probs))
+        tie = text in ("aaa", "ab", "abab") and "xxxxxxxxxx" in log_probs
+        yield Case((text, log_probs), rule="unless a later one is strictly better" if tie else "")
     rng = random.Random(11)
     for i in range(60):
         vocab = _random_vocab(rng, "ab" if i % 2 else "abc")
@@ -133,8 +143,9 @@ def _viterbi_hint(case: Case, expected: Any, got: Any) -> str | None:
     text, log_probs = case.args
     if isinstance(expected, Raised):
         return (
-            f"{text!r} cannot be segmented: some character is covered by no piece. The "
-            "contract is to raise ValueError naming the position, not to return pieces."
+            f"{text!r} cannot be segmented: no piece matches at position {_furthest(case)[0]}, "
+            "the furthest a segmentation reaches. The exercise asks to raise ValueError naming "
+            "that position, not to return pieces."
         )
     if isinstance(got, BaseException):
         if _variant(text, log_probs, "greedy") is None:
@@ -183,6 +194,12 @@ EM_CASES: tuple[tuple[dict[str, int], dict[str, float]], ...] = (
     ({"abab": 2, "ba": 5}, {"a": -2.0, "b": -2.0, "ab": -1.0, "ba": -1.5, "aba": -3.0}),
     ({"ab": 1, "cd": 1}, {"a": -1.0, "b": -1.0, "ab": -0.5}),  # 'cd' cannot be segmented
 )
+
+
+def _unsegmentable(case: Case) -> list[str]:
+    """The words that no segmentation covers: the error names one of them."""
+    word_counts, log_probs = case.args
+    return [w for w in word_counts if not unigram.segmentations(w, log_probs)]
 
 
 def _em_step_cases() -> Iterator[Case]:
@@ -247,8 +264,8 @@ def _em_step_hint(case: Case, expected: Any, got: Any) -> str | None:
     counts, log_probs = case.args
     if isinstance(expected, Raised):
         return (
-            "a word that no segmentation covers: the contract is to raise ValueError naming "
-            "it (forward_backward does), not to skip the word."
+            "a word that no segmentation covers: the exercise asks to raise ValueError naming "
+            "the word (forward_backward does), not to skip it."
         )
     if not isinstance(got, dict) or not isinstance(expected, dict):
         return None
@@ -298,6 +315,9 @@ EXERCISES: dict[str, Entry] = {
             _viterbi_cases,
             normalize=list,
             returns=list_of(STR),
+            names=Names(
+                "naming the furthest position", _furthest, "where a segmentation gets stuck"
+            ),
             hints=(_viterbi_hint,),
         ),
     ),
@@ -309,6 +329,9 @@ EXERCISES: dict[str, Entry] = {
             _em_step_cases,
             normalize=_close,
             returns=LOG_PROBS,
+            names=Names(
+                "naming the word", _unsegmentable, "a word no segmentation covers", any_of=True
+            ),
             hints=(_em_step_hint,),
         ),
     ),

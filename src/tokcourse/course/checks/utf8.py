@@ -214,17 +214,16 @@ def _utf8_decode_hint_error_type(case: Case, expected: Any, got: Any) -> str | N
     return None
 
 
-def _lenient_utf8(data: bytes) -> list[int] | None:
-    """The code points a decoder that only reads the bit patterns would give, checking nothing.
-
-    ``None`` where even that is impossible (a continuation byte first, a cut-off sequence).
-    """
+def _lenient_utf8(data: bytes) -> list[int]:
+    """The code points a decoder that only reads the bit patterns gives, checking nothing and
+    dropping what it cannot read: a stray continuation byte, a character cut short."""
     out, i = [], 0
     while i < len(data):
         lead = data[i]
         n = 1 if lead < 0x80 else 2 if 0xC0 <= lead < 0xE0 else 3 if lead < 0xF0 else 4
         if 0x80 <= lead < 0xC0 or lead >= 0xF8 or i + n > len(data):
-            return None
+            i += 1
+            continue
         cp = lead & (0x7F, 0x1F, 0x0F, 0x07)[n - 1]
         for b in data[i + 1 : i + n]:
             cp = (cp << 6) | (b & 0x3F)
@@ -236,8 +235,8 @@ def _lenient_utf8(data: bytes) -> list[int] | None:
 def _utf8_decode_hint_accepted(case: Case, expected: Any, got: Any) -> str | None:
     if not (expected == Raised("ValueError") and isinstance(got, list)):
         return None
-    if got != _lenient_utf8(case.args[0]):
-        return None  # not a missing rule: the bits are wrong too (see the next hint)
+    if got and got != _lenient_utf8(case.args[0]):
+        return None  # not only a missing rule: the bits are wrong too (see the next hint)
     why = ""
     try:
         utf8.utf8_decode(case.args[0])
@@ -248,7 +247,8 @@ def _utf8_decode_hint_accepted(case: Case, expected: Any, got: Any) -> str | Non
         "value with the smallest code point of its length (0x80, 0x800, 0x10000).",
         "surrogate": "U+D800..U+DFFF are surrogates, not characters: refuse them.",
         "above": "Unicode ends at U+10FFFF: refuse anything larger.",
-        "truncated": "A lead byte promises more bytes: refuse data that ends before them.",
+        "truncated": "A lead byte promises more bytes: when the data ends before them, the "
+        "character is cut short. Refuse it instead of dropping the unfinished character.",
         "should continue": "Every byte after a lead byte must look like 10xxxxxx: check it.",
         "unexpected": "A character starts with an ASCII byte or a lead byte, never 10xxxxxx.",
         "pattern": "Bytes 0xF8..0xFF fit none of the four patterns.",

@@ -13,7 +13,7 @@ from typing import Any
 
 from tokcourse.course import vocab_size
 from tokcourse.course.answers import _instance
-from tokcourse.course.exercises import Case, Entry, Exercise, Raised
+from tokcourse.course.exercises import Case, Entry, Exercise, Names, Raised
 
 FLOAT = _instance(
     float,
@@ -60,20 +60,34 @@ def _parts(case: Case) -> tuple[float, float, float]:
     return 2 * body, 2 * d * vocab, float(r)
 
 
+def _bad_values(case: Case) -> list[tuple[str, str]]:
+    """(name, value) of each size no model or tokenizer can have, in the argument order."""
+    body, d, vocab, r = case.args
+    checks = [
+        ("body_params", body, body >= 0),
+        ("d_model", d, d >= 1),
+        ("vocab_size", vocab, vocab >= 1),
+        ("bytes_per_token", r, r > 0),
+    ]
+    return [(name, value) for name, value, ok in checks if not ok]
+
+
+def _bad_value_spellings(case: Case) -> list[tuple[str, ...]]:
+    """The bad value, as str() or repr() writes it (0.0 may also be written 0)."""
+    spellings = []
+    for _, value in _bad_values(case):
+        forms = (repr(value), str(value), f"{value:g}")
+        spellings.append(tuple(dict.fromkeys(forms)))
+    return spellings
+
+
 def _bad_value_hint(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(expected, Raised) and not isinstance(got, BaseException):
-        body, d, vocab, r = case.args
-        bad = next(
-            f"{name}={value!r}"
-            for name, value, ok in [
-                ("bytes_per_token", r, r > 0),
-                ("d_model", d, d >= 1),
-                ("vocab_size", vocab, vocab >= 1),
-                ("body_params", body, body >= 0),
-            ]
-            if not ok
+        name, value = _bad_values(case)[0]
+        return (
+            f"{name}={value!r} is not a size a model or a tokenizer can have: raise ValueError "
+            "naming it."
         )
-        return f"{bad} is not a size a model or a tokenizer can have: raise ValueError naming it."
     return None
 
 
@@ -130,6 +144,7 @@ EXERCISES: dict[str, Entry] = {
             _flops_per_byte_cases,
             normalize=_close_enough,
             returns=FLOAT,
+            names=Names("naming the bad value", _bad_value_spellings, "the impossible size"),
             hints=(_bad_value_hint, _per_token_hint, _head_hint),
         ),
     ),
