@@ -102,21 +102,26 @@ def log_sum_exp(values: list[float]) -> float:
 
 
 def viterbi(text: str, log_probs: Mapping[str, float]) -> list[str]:
-    """The segmentation of ``text`` into pieces of ``log_probs`` with the largest total score.
+    """The segmentation of ``text`` into pieces of ``log_probs`` with the
+    largest total score.
 
-    ``log_probs`` maps each piece (a non-empty str) to its log-probability. The answer is a
-    list of pieces that join to ``text``; ``[]`` for ``""``. Ties go as in sentencepiece: for
-    each end position, the candidate with the leftmost start (the longest last piece) is kept
-    unless a later one is strictly better. If no segmentation exists, ValueError names the
+    ``log_probs`` maps each piece (a non-empty str) to its log-probability.
+    The answer is a list of pieces that join to ``text``; ``[]`` for ``""``.
+    Ties go as in sentencepiece: for each end position, the candidate with
+    the leftmost start (the longest last piece) is kept unless a later one
+    is strictly better. If no segmentation exists, ValueError names the
     furthest position a segmentation reaches (where no piece matches).
 
-    >>> viterbi("aaa", {"a": -1.0, "aa": -2.0})  # three ways score -3: the longest last piece
+    >>> # three ways score -3: the longest last piece wins
+    >>> viterbi("aaa", {"a": -1.0, "aa": -2.0})
     ['a', 'aa']
     """
     longest = max(map(len, log_probs), default=0)
     n = len(text)
-    best: list[float | None] = [0.0] + [None] * n  # best total score of text[:j]
-    back = [0] * (n + 1)  # where the last piece of that best segmentation starts
+    # best total score of text[:j]
+    best: list[float | None] = [0.0] + [None] * n
+    # where the last piece of that best segmentation starts
+    back = [0] * (n + 1)
     for end in range(1, n + 1):
         for start in range(max(0, end - longest), end):
             score = log_probs.get(text[start:end])
@@ -129,8 +134,8 @@ def viterbi(text: str, log_probs: Mapping[str, float]) -> list[str]:
     if best[n] is None:
         reached = max(j for j in range(n + 1) if best[j] is not None)
         raise ValueError(
-            f"no piece matches at position {reached} ({text[reached]!r}): {text!r} cannot be "
-            "segmented with these pieces"
+            f"no piece matches at position {reached} ({text[reached]!r}): "
+            f"{text!r} cannot be segmented with these pieces"
         )
     pieces: list[str] = []
     end = n
