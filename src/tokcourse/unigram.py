@@ -101,6 +101,9 @@ def log_sum_exp(values: list[float]) -> float:
 # --- the teaching version -----------------------------------------------------------------------
 
 
+# The book shows this function, in a code column 79 characters wide: between
+# "fmt: off" and "fmt: on" it keeps the line breaks written for it.
+# fmt: off
 def viterbi(text: str, log_probs: Mapping[str, float]) -> list[str]:
     """The segmentation of ``text`` into pieces of ``log_probs`` with the
     largest total score.
@@ -129,7 +132,10 @@ def viterbi(text: str, log_probs: Mapping[str, float]) -> list[str]:
             if score is None or before is None:
                 continue
             total = before + score
-            if best[end] is None or total > best[end]:  # type: ignore[operator]
+            if (
+                best[end] is None
+                or total > best[end]  # type: ignore[operator]
+            ):
                 best[end], back[end] = total, start
     if best[n] is None:
         reached = max(j for j in range(n + 1) if best[j] is not None)
@@ -143,6 +149,7 @@ def viterbi(text: str, log_probs: Mapping[str, float]) -> list[str]:
         pieces.append(text[back[end] : end])
         end = back[end]
     return pieces[::-1]
+# fmt: on
 
 
 def segmentations(
