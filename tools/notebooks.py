@@ -25,14 +25,16 @@ NOTEBOOK_METADATA = {
 KEPT_CELL_METADATA = ("tags",)
 
 COLAB_CELL = """\
-# Running on Colab? Install the course package first (this does nothing anywhere else).
+# On Colab, install the course package first (this does nothing elsewhere).
 import sys
 
 if "google.colab" in sys.modules:
     import subprocess
 
     package = "tokcourse @ git+{url}"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", package], check=True)"""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", package], check=True
+    )"""
 
 SETUP_CELL = """\
 from tokcourse.course.plotting import setup_notebook

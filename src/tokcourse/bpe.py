@@ -20,6 +20,9 @@ import operator
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
+# The book shows most of these functions, in a code column 79 characters wide:
+# between "fmt: off" and "fmt: on" they keep the line breaks written for it.
+
 __all__ = [
     "build_vocab",
     "decode",
@@ -34,12 +37,16 @@ __all__ = [
 
 
 def get_stats(
-    ids: Sequence[int], counts: dict[tuple[int, int], int] | None = None, *, weight: int = 1
+    ids: Sequence[int],
+    counts: dict[tuple[int, int], int] | None = None,
+    *,
+    weight: int = 1,
 ) -> dict[tuple[int, int], int]:
     """Count how often each pair of neighbours occurs in ``ids``.
 
-    Pass ``counts`` to keep adding to an existing tally (one call per chunk of text), and
-    ``weight`` to count a chunk that occurs several times in the text in one go.
+    Pass ``counts`` to keep adding to an existing tally (one call per chunk
+    of text), and ``weight`` to count a chunk that occurs several times in
+    the text in one go.
 
     >>> get_stats([1, 2, 3, 1, 2])
     {(1, 2): 2, (2, 3): 1, (3, 1): 1}
@@ -53,10 +60,12 @@ def get_stats(
 
 
 def merge(ids: Sequence[int], pair: tuple[int, int], idx: int) -> list[int]:
-    """Replace every occurrence of ``pair`` in ``ids`` by the new id ``idx``, left to right.
+    """Replace every occurrence of ``pair`` in ``ids`` by the new id ``idx``,
+    left to right.
 
-    Subtle: occurrences may overlap (``a a a`` holds ``(a, a)`` twice); scanning left to right
-    and jumping past each replacement merges the leftmost one, which is what BPE does.
+    Subtle: occurrences may overlap (``a a a`` holds ``(a, a)`` twice);
+    scanning left to right and jumping past each replacement merges the
+    leftmost one, which is what BPE does.
 
     >>> merge([1, 2, 3, 1, 2], (1, 2), 4)
     [4, 3, 4]
@@ -75,64 +84,97 @@ def merge(ids: Sequence[int], pair: tuple[int, int], idx: int) -> list[int]:
     return new_ids
 
 
+# fmt: off
 def most_frequent_pair(
     stats: Mapping[tuple[int, int], int], vocab: Mapping[int, bytes]
 ) -> tuple[int, int]:
-    """The pair to merge next: the most frequent one, ties broken by the tie rule.
+    """The pair to merge next: the most frequent one, ties broken by the tie
+    rule.
 
-    Ties go to the pair whose bytes ``(vocab[a], vocab[b])`` are lexicographically greatest;
-    if even those are equal (two ids can spell the same bytes), to the smaller ids.
+    Ties go to the pair whose bytes ``(vocab[a], vocab[b])`` are
+    lexicographically greatest; if even those are equal (two ids can spell
+    the same bytes), to the smaller ids.
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
-    >>> most_frequent_pair({(97, 98): 2, (98, 99): 2, (120, 121): 1}, vocab)  # b'bc' > b'ab'
+    >>> stats = {(97, 98): 2, (98, 99): 2, (120, 121): 1}
+    >>> most_frequent_pair(stats, vocab)  # b'bc' > b'ab'
     (98, 99)
     """
     if not stats:
-        raise ValueError("there are no pairs to choose from (every chunk is a single token)")
-    return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], -p[0], -p[1]))
+        raise ValueError(
+            "there are no pairs to choose from "
+            "(every chunk is a single token)"
+        )
+    return max(
+        stats,
+        key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], -p[0], -p[1]),
+    )
+# fmt: on
 
 
 MAX_VOCAB_SIZE = 2**32
 """Ids must fit in an unsigned 32-bit integer (as in tiktoken): at most 2**32 tokens."""
 
 
+# fmt: off
 def _check_vocab_size(vocab_size: int) -> int:
-    """Validate ``vocab_size`` (an int, or a numpy integer); return the number of merges."""
-    if isinstance(vocab_size, bool) or not hasattr(type(vocab_size), "__index__"):
-        raise TypeError(f"vocab_size must be an int, got {type(vocab_size).__name__}")
-    vocab_size = operator.index(vocab_size)  # np.int64(300) -> 300; np.bool_ has no __index__
+    """Validate ``vocab_size`` (an int, or a numpy integer); return the
+    number of merges."""
+    if (
+        isinstance(vocab_size, bool)
+        or not hasattr(type(vocab_size), "__index__")
+    ):
+        raise TypeError(
+            f"vocab_size must be an int, got {type(vocab_size).__name__}"
+        )
+    # np.int64(300) -> 300; np.bool_ has no __index__
+    vocab_size = operator.index(vocab_size)
     if vocab_size < 256:
         raise ValueError(
-            f"vocab_size must be at least 256 (one token per byte value), got {vocab_size}"
+            "vocab_size must be at least 256 (one token per byte value), "
+            f"got {vocab_size}"
         )
     if vocab_size > MAX_VOCAB_SIZE:
         raise ValueError(
-            f"vocab_size must be at most 2**32 (ids are unsigned 32-bit integers), got {vocab_size}"
+            "vocab_size must be at most 2**32 "
+            f"(ids are unsigned 32-bit integers), got {vocab_size}"
         )
     return vocab_size - 256
+# fmt: on
 
 
+# fmt: off
 def _as_bytes(text: str | bytes, what: str = "text") -> bytes:
     if isinstance(text, str):
         return text.encode("utf-8")
     if isinstance(text, (bytes, bytearray)):
         return bytes(text)
-    raise TypeError(f"{what} must be a str or bytes, got {type(text).__name__}: {text!r:.80}")
+    raise TypeError(
+        f"{what} must be a str or bytes, "
+        f"got {type(text).__name__}: {text!r:.80}"
+    )
+# fmt: on
 
 
 def _too_few_pairs(vocab_size: int, done: int) -> ValueError:
     return ValueError(
-        f"vocab_size={vocab_size} needs {vocab_size - 256} merges, but the training text only "
-        f"allows {done}: after {done} merges every chunk is a single token. Use "
-        f"vocab_size <= {256 + done} or more text."
+        f"vocab_size={vocab_size} needs {vocab_size - 256} merges, "
+        f"but the training text only allows {done}: after {done} merges "
+        f"every chunk is a single token. Use vocab_size <= {256 + done} "
+        "or more text."
     )
 
 
-def train(text: str | bytes, vocab_size: int, verbose: bool = False) -> dict[tuple[int, int], int]:
-    """The naive trainer: learn ``vocab_size - 256`` merges from one sequence of bytes.
+# fmt: off
+def train(
+    text: str | bytes, vocab_size: int, verbose: bool = False
+) -> dict[tuple[int, int], int]:
+    """The naive trainer: learn ``vocab_size - 256`` merges from one
+    sequence of bytes.
 
-    Returns the merges in the order they were learned, ``{(a, b): new_id}``. Ties between
-    equally frequent pairs follow the tie rule (see the module docstring).
+    Returns the merges in the order they were learned,
+    ``{(a, b): new_id}``. Ties between equally frequent pairs follow the tie
+    rule (see the module docstring).
 
     >>> train("aaabdaaabac", 257)
     {(97, 97): 256}
@@ -154,8 +196,12 @@ def train(text: str | bytes, vocab_size: int, verbose: bool = False) -> dict[tup
         merges[pair] = idx
         vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
         if verbose:
-            print(f"merge {i + 1}/{num_merges}: {pair} -> {idx} {vocab[idx]!r} ({stats[pair]}x)")
+            print(
+                f"merge {i + 1}/{num_merges}: {pair} -> {idx} "
+                f"{vocab[idx]!r} ({stats[pair]}x)"
+            )
     return merges
+# fmt: on
 
 
 def _distinct_chunks(
@@ -213,28 +259,38 @@ def train_on_chunks(
     return merges
 
 
+# fmt: off
 def build_vocab(
-    merges: Mapping[tuple[int, int], int], byte_ids: Sequence[int] | None = None
+    merges: Mapping[tuple[int, int], int],
+    byte_ids: Sequence[int] | None = None,
 ) -> dict[int, bytes]:
-    """The bytes behind every token: the 256 single bytes, then one token per merge.
+    """The bytes behind every token: the 256 single bytes, then one token
+    per merge.
 
-    Subtle: merges are visited in the order they were learned (``dict`` keeps insertion
-    order), so both halves of a pair already have their bytes. Sorting them first breaks that.
-    ``byte_ids[b]`` is the id of the one-byte token ``b`` (default ``b`` itself; GPT-2 and
-    GPT-4 number their byte tokens differently, see chapter 05).
+    Subtle: merges are visited in the order they were learned (``dict``
+    keeps insertion order), so both halves of a pair already have their
+    bytes. Sorting them first breaks that. ``byte_ids[b]`` is the id of the
+    one-byte token ``b`` (default ``b`` itself; GPT-2 and GPT-4 number their
+    byte tokens differently, see chapter 05).
 
     >>> vocab = build_vocab({(97, 97): 256, (256, 97): 257})
     >>> vocab[257]
     b'aaa'
     """
-    vocab = {idx: bytes([b]) for b, idx in enumerate(range(256) if byte_ids is None else byte_ids)}
+    vocab = {
+        idx: bytes([b])
+        for b, idx in enumerate(range(256) if byte_ids is None else byte_ids)
+    }
     for (a, b), idx in merges.items():
         if a not in vocab or b not in vocab:
-            raise ValueError(f"merge ({a}, {b}) -> {idx} uses an id not defined before it")
+            raise ValueError(
+                f"merge ({a}, {b}) -> {idx} uses an id not defined before it"
+            )
         if idx in vocab:
             raise ValueError(f"merge ({a}, {b}) -> {idx} reuses id {idx}")
         vocab[idx] = vocab[a] + vocab[b]
     return vocab
+# fmt: on
 
 
 def encode(
@@ -242,11 +298,13 @@ def encode(
     merges: Mapping[tuple[int, int], int],
     byte_ids: Sequence[int] | None = None,
 ) -> list[int]:
-    """Encode text with BPE: start from bytes, apply the earliest-learned merge, repeat.
+    """Encode text with BPE: start from bytes, apply the earliest-learned
+    merge, repeat.
 
-    Why ``min`` over the merge ids: a merge can only use tokens made before it, so merges are
-    replayed in the order they were learned, never by how frequent a pair is in this text.
-    The ``len(ids) >= 2`` test sits in the loop: after a merge one token may be all that's left.
+    Why ``min`` over the merge ids: a merge can only use tokens made before
+    it, so merges are replayed in the order they were learned, never by how
+    frequent a pair is in this text. The ``len(ids) >= 2`` test sits in the
+    loop: after a merge one token may be all that's left.
 
     >>> merges = {(97, 97): 256, (256, 97): 257}
     >>> encode("aaab", merges)  # aa a b -> aaa b
@@ -267,27 +325,41 @@ def encode(
     return ids
 
 
+# fmt: off
 def decode(ids: Iterable[int], vocab: Mapping[int, bytes]) -> str:
-    """Turn ids back into text; bytes that are not valid UTF-8 become "\ufffd".
+    """Turn ids back into text; bytes that are not valid UTF-8 become
+    "\ufffd".
 
-    Why ``errors="replace"``: a model may emit any sequence of ids, for instance a token
-    holding only the first byte of a multi-byte character; decoding must not crash on it.
+    Why ``errors="replace"``: a model may emit any sequence of ids, for
+    instance a token holding only the first byte of a multi-byte character;
+    decoding must not crash on it.
 
     >>> decode([104, 105, 226], build_vocab({}))
     'hi\ufffd'
     """
-    return b"".join(vocab[idx] for idx in ids).decode("utf-8", errors="replace")
+    return b"".join(vocab[idx] for idx in ids).decode(
+        "utf-8", errors="replace"
+    )
+# fmt: on
 
 
-def is_canonical(ids: Sequence[int], merges: Mapping[tuple[int, int], int]) -> bool:
-    """True when ``ids`` is exactly what ``encode`` produces for the text they decode to.
+# fmt: off
+def is_canonical(
+    ids: Sequence[int], merges: Mapping[tuple[int, int], int]
+) -> bool:
+    """True when ``ids`` is exactly what ``encode`` produces for the text
+    they decode to.
 
-    ``decode(encode(s)) == s`` holds for every string, but ``encode(decode(ids)) == ids``
-    does not: many id sequences spell the same text, and ``encode`` makes only one of them.
-    Ids holding invalid UTF-8 do not even decode to the same bytes (they become "\ufffd").
+    ``decode(encode(s)) == s`` holds for every string, but
+    ``encode(decode(ids)) == ids`` does not: many id sequences spell the
+    same text, and ``encode`` makes only one of them. Ids holding invalid
+    UTF-8 do not even decode to the same bytes (they become "\ufffd").
 
     >>> merges = {(97, 97): 256}
-    >>> is_canonical([256], merges), is_canonical([97, 97], merges), is_canonical([226], merges)
-    (True, False, False)
+    >>> is_canonical([256], merges), is_canonical([97, 97], merges)
+    (True, False)
+    >>> is_canonical([226], merges)
+    False
     """
     return encode(decode(ids, build_vocab(merges)), merges) == list(ids)
+# fmt: on

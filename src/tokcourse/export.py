@@ -55,13 +55,16 @@ __all__ = ["export_problem", "merges_to_ranks", "special_tokens_problem", "to_ti
 NO_MERGE = MAX_TOKEN_ID  # tiktoken's Rank::MAX: a pair of that rank is never merged (src/lib.rs)
 
 
-def merges_to_ranks(merges: Mapping[tuple[int, int], int]) -> dict[bytes, int]:
-    """tiktoken's ``mergeable_ranks`` for our merges: ``{token bytes: id}``, the 256 bytes first.
+def merges_to_ranks(
+    merges: Mapping[tuple[int, int], int],
+) -> dict[bytes, int]:
+    """tiktoken's ``mergeable_ranks`` for our merges: ``{token bytes: id}``,
+    the 256 bytes first.
 
-    Each merge's bytes are the bytes of its two halves joined, built in the order the merges
-    were learned (``build_vocab``); the id of a token is its rank. Two merges that make the
-    same bytes cannot both be ranks (a dict has one value per key): that is refused, naming
-    both.
+    Each merge's bytes are the bytes of its two halves joined, built in the
+    order the merges were learned (``build_vocab``); the id of a token is
+    its rank. Two merges that make the same bytes cannot both be ranks (a
+    dict has one value per key): that is refused, naming both.
 
     >>> merges_to_ranks({(97, 97): 256, (256, 98): 257})[b"aab"]
     257
@@ -71,8 +74,9 @@ def merges_to_ranks(merges: Mapping[tuple[int, int], int]) -> dict[bytes, int]:
     for idx, token in vocab.items():
         if token in ranks:
             raise ValueError(
-                f"tokens {ranks[token]} and {idx} are both {token!r}: tiktoken's ranks hold "
-                "each byte string once, so these merges cannot be exported"
+                f"tokens {ranks[token]} and {idx} are both {token!r}: "
+                "tiktoken's ranks hold each byte string once, so these "
+                "merges cannot be exported"
             )
         ranks[token] = idx
     return ranks

@@ -54,20 +54,28 @@ class _Trained(Protocol):
     _compiled: regex.Pattern[str] | None
 
 
-def merge_lowest(ids: list[int], ranks: list[float], merges: Mapping[tuple[int, int], int]) -> bool:
-    """One step of rank-based BPE, in place; ``False`` (and no change) when nothing can merge.
+def merge_lowest(
+    ids: list[int],
+    ranks: list[float],
+    merges: Mapping[tuple[int, int], int],
+) -> bool:
+    """One step of rank-based BPE, in place; ``False`` (and no change) when
+    nothing can merge.
 
-    ``ranks[i]`` is the merge id of the pair ``(ids[i], ids[i + 1])``, or infinity when that
-    pair was never merged. The step merges the pair with the lowest rank (the leftmost on a
-    tie) into one token, whose id is that rank, and looks up only the two pairs the new token
-    forms with its neighbours: every other pair, and so its rank, is unchanged.
+    ``ranks[i]`` is the merge id of the pair ``(ids[i], ids[i + 1])``, or
+    infinity when that pair was never merged. The step merges the pair with
+    the lowest rank (the leftmost on a tie) into one token, whose id is that
+    rank, and looks up only the two pairs the new token forms with its
+    neighbours: every other pair, and so its rank, is unchanged.
 
     >>> ids, merges = [97, 97, 98], {(97, 97): 256, (256, 98): 257}
     >>> ranks = [256, float("inf")]
     >>> merge_lowest(ids, ranks, merges), ids, ranks
     (True, [256, 98], [257])
-    >>> merge_lowest(ids, ranks, merges), merge_lowest(ids, ranks, merges), ids, ranks
-    (True, False, [257], [])
+    >>> merge_lowest(ids, ranks, merges), merge_lowest(ids, ranks, merges)
+    (True, False)
+    >>> ids, ranks
+    ([257], [])
     """
     best = min(ranks, default=_INF)
     if best == _INF:
@@ -82,11 +90,16 @@ def merge_lowest(ids: list[int], ranks: list[float], merges: Mapping[tuple[int, 
     return True
 
 
-def bpe_ranked(ids: list[int], merges: Mapping[tuple[int, int], int]) -> list[int]:
-    """Merge ``ids`` in place by merge rank (lowest merge id first, leftmost on a tie).
+def bpe_ranked(
+    ids: list[int],
+    merges: Mapping[tuple[int, int], int],
+) -> list[int]:
+    """Merge ``ids`` in place by merge rank (lowest merge id first, leftmost
+    on a tie).
 
-    The ranks of the neighbour pairs are looked up once; then :func:`merge_lowest` merges
-    one pair at a time and updates only the two ranks next to the new token.
+    The ranks of the neighbour pairs are looked up once; then
+    :func:`merge_lowest` merges one pair at a time and updates only the two
+    ranks next to the new token.
 
     >>> bpe_ranked([97, 97, 97, 98], {(97, 97): 256, (256, 97): 257})
     [257, 98]
@@ -98,24 +111,33 @@ def bpe_ranked(ids: list[int], merges: Mapping[tuple[int, int], int]) -> list[in
     return ids
 
 
-def bpe_heap(ids: Sequence[int], merges: Mapping[tuple[int, int], int]) -> list[int]:
-    """``bpe_ranked``'s ids in ``O(n log n)``: a heap of candidate merges over linked parts.
+def bpe_heap(
+    ids: Sequence[int],
+    merges: Mapping[tuple[int, int], int],
+) -> list[int]:
+    """``bpe_ranked``'s ids in ``O(n log n)``: a heap of candidate merges
+    over linked parts.
 
-    The parts of the chunk form a doubly linked list (``nxt``, ``prv``: indices of the
-    neighbouring live parts), so a merge unlinks one part in ``O(1)`` instead of shifting a
-    list. ``rank[i]`` is the merge id of the pair starting at part ``i`` (``-1``: none). The
-    heap holds ``(rank, position)`` for every pair that can merge, packed into one int (rank
-    high, position low) because ints compare faster than tuples; popping gives the lowest
-    rank, the leftmost on a tie, exactly ``merge_lowest``'s choice. A merge changes two
-    pairs: we push their new ranks and leave the old entries in the heap (lazy deletion); an
-    entry whose rank is no longer ``rank[i]`` is stale and skipped when it comes out.
+    The parts of the chunk form a doubly linked list (``nxt``, ``prv``:
+    indices of the neighbouring live parts), so a merge unlinks one part in
+    ``O(1)`` instead of shifting a list. ``rank[i]`` is the merge id of the
+    pair starting at part ``i`` (``-1``: none). The heap holds
+    ``(rank, position)`` for every pair that can merge, packed into one int
+    (rank high, position low) because ints compare faster than tuples;
+    popping gives the lowest rank, the leftmost on a tie, exactly
+    ``merge_lowest``'s choice. A merge changes two pairs: we push their new
+    ranks and leave the old entries in the heap (lazy deletion); an entry
+    whose rank is no longer ``rank[i]`` is stale and skipped when it comes
+    out.
 
-    Why skipping by ``rank[i] != r`` is enough: every pair that can merge has an entry with
-    its current rank, so the first entry that passes the test is the lowest current rank,
-    leftmost on a tie; and an entry that passes is right to act on, since the pair at ``i``
-    now has rank ``r``, whichever push brought the entry. Each merge pushes at most two
-    entries, so the heap never holds more than ``3n`` and the loop is ``O(n log n)``. Merge
-    ids must be ints ``>= 0`` (``-1`` means "no merge"). Returns a new list.
+    Why skipping by ``rank[i] != r`` is enough: every pair that can merge
+    has an entry with its current rank, so the first entry that passes the
+    test is the lowest current rank, leftmost on a tie; and an entry that
+    passes is right to act on, since the pair at ``i`` now has rank ``r``,
+    whichever push brought the entry. Each merge pushes at most two entries,
+    so the heap never holds more than ``3n`` and the loop is
+    ``O(n log n)``. Merge ids must be ints ``>= 0`` (``-1`` means "no
+    merge"). Returns a new list.
 
     >>> bpe_heap([97, 97, 97, 98], {(97, 97): 256, (256, 97): 257})
     [257, 98]
@@ -138,7 +160,8 @@ def bpe_heap(ids: Sequence[int], merges: Mapping[tuple[int, int], int]) -> list[
         entry = pop(heap)
         r, i = entry >> shift, entry & low
         if rank[i] != r:
-            continue  # stale: the pair at i changed since this entry was pushed
+            # stale: the pair at i changed since this entry was pushed
+            continue
         j = nxt[i]  # part i absorbs its right neighbour j
         rank[j] = -1  # j is gone: its entries in the heap are stale now
         ids[i] = r
@@ -169,13 +192,16 @@ def encode_ordinary_cached(
     merges: Mapping[tuple[int, int], int],
     pattern: str | regex.Pattern = GPT4_SPLIT_PATTERN,
 ) -> list[int]:
-    """Split ``text`` into chunks and encode each *distinct* chunk once, by rank.
+    """Split ``text`` into chunks and encode each *distinct* chunk once, by
+    rank.
 
-    The same ids as ``tokenizer.encode_ordinary``: merges never cross a chunk boundary, so a
-    chunk's ids depend on the chunk alone, and a dict from chunk to ids answers every repeat.
-    (``FastEncoder`` does the same with a cache that outlives one call and has a size bound.)
+    The same ids as ``tokenizer.encode_ordinary``: merges never cross a
+    chunk boundary, so a chunk's ids depend on the chunk alone, and a dict
+    from chunk to ids answers every repeat. (``FastEncoder`` does the same
+    with a cache that outlives one call and has a size bound.)
 
-    >>> encode_ordinary_cached("the end", {(101, 32): 256})  # "e " crosses a chunk boundary
+    >>> # "e " crosses a chunk boundary
+    >>> encode_ordinary_cached("the end", {(101, 32): 256})
     [116, 104, 101, 32, 101, 110, 100]
     """
     cache: dict[str, list[int]] = {}

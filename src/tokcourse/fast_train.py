@@ -47,13 +47,16 @@ Pair = tuple[int, int]
 
 
 def _reversed_key(token: bytes) -> str:
-    """A string that sorts in the *reverse* order of ``token`` among all byte strings.
+    """A string that sorts in the *reverse* order of ``token`` among all
+    byte strings.
 
-    Byte ``x`` becomes the character ``255 - x`` (greater byte, smaller character), and a
-    terminator ``chr(256)``, greater than any of them, ends the string. Why the terminator:
-    a prefix is *smaller* than the longer string (``b"ab" < b"abc"``), so reversed it must
-    come *after* it; at the position where the prefix ends, ``chr(256)`` beats any byte. It
-    also makes the keys prefix-free, so ``key(a) + key(b)`` compares like the tuple ``(a, b)``.
+    Byte ``x`` becomes the character ``255 - x`` (greater byte, smaller
+    character), and a terminator ``chr(256)``, greater than any of them,
+    ends the string. Why the terminator: a prefix is *smaller* than the
+    longer string (``b"ab" < b"abc"``), so reversed it must come *after* it;
+    at the position where the prefix ends, ``chr(256)`` beats any byte. It
+    also makes the keys prefix-free, so ``key(a) + key(b)`` compares like
+    the tuple ``(a, b)``.
 
     >>> _reversed_key(b"abc") < _reversed_key(b"ab") < _reversed_key(b"aa")
     True
@@ -144,18 +147,20 @@ def apply_merge(
     counts: dict[Pair, int],
     where: dict[Pair, set[int]],
 ) -> dict[Pair, int]:
-    """One incremental merge step, in place: ``pair`` becomes ``idx`` in every word holding it.
+    """One incremental merge step, in place: ``pair`` becomes ``idx`` in
+    every word holding it.
 
-    ``words[i]`` is a distinct chunk as ids and ``weights[i]`` how often it occurs;
-    ``counts[p]`` is the weighted count of pair ``p`` over all words, and ``where[p]`` the
-    indices of the words that hold ``p`` (possibly more: an index can go stale when an
-    earlier merge used up the pair in that word). Only the words in ``where[pair]`` are
-    visited; in each, the old pairs are subtracted and the new ones added, so only pairs next
-    to a merge change. Pairs whose count drops to 0 leave ``counts``, and ``pair`` leaves both
-    ``counts`` and ``where``.
+    ``words[i]`` is a distinct chunk as ids and ``weights[i]`` how often it
+    occurs; ``counts[p]`` is the weighted count of pair ``p`` over all
+    words, and ``where[p]`` the indices of the words that hold ``p``
+    (possibly more: an index can go stale when an earlier merge used up the
+    pair in that word). Only the words in ``where[pair]`` are visited; in
+    each, the old pairs are subtracted and the new ones added, so only pairs
+    next to a merge change. Pairs whose count drops to 0 leave ``counts``,
+    and ``pair`` leaves both ``counts`` and ``where``.
 
-    Returns ``{p: new count}`` for every pair whose count changed (0 when it is gone), so a
-    caller with a heap knows what to push.
+    Returns ``{p: new count}`` for every pair whose count changed (0 when it
+    is gone), so a caller with a heap knows what to push.
 
     >>> words, weights = [[97, 97, 98], [98, 97, 97]], [2, 1]
     >>> counts = {(97, 97): 3, (97, 98): 2, (98, 97): 1}
@@ -170,9 +175,11 @@ def apply_merge(
         word = words[i]
         new = bpe.merge(word, pair, idx)
         if len(new) == len(word):
-            continue  # stale index: an earlier merge already consumed the pair here
+            # stale index: an earlier merge already consumed the pair here
+            continue
         w = weights[i]
-        # subtract the old pairs and add the new: only the pairs next to a merge change
+        # subtract the old pairs and add the new: only the pairs next to a
+        # merge change
         for p in pairwise(word):
             changed[p] = changed.get(p, 0) - w
         for p in pairwise(new):
@@ -193,20 +200,26 @@ def apply_merge(
     return new_counts
 
 
+# The book shows this function, in a code column 79 characters wide: between
+# "fmt: off" and "fmt: on" it keeps the line breaks written for it.
+# fmt: off
 def train_fast(
     chunks: Iterable[str | bytes] | Mapping[str | bytes, int],
     vocab_size: int,
     *,
     progress: bool = False,
 ) -> dict[tuple[int, int], int]:
-    """Learn ``vocab_size - 256`` merges from chunks: exactly ``bpe.train_on_chunks``'s merges.
+    """Learn ``vocab_size - 256`` merges from chunks: exactly
+    ``bpe.train_on_chunks``'s merges.
 
-    ``chunks`` is an iterable of chunks or a mapping ``{chunk: how_often}`` (for instance
-    ``count_chunks(text)``). ``progress=True`` shows a tqdm progress bar.
+    ``chunks`` is an iterable of chunks or a mapping ``{chunk: how_often}``
+    (for instance ``count_chunks(text)``). ``progress=True`` shows a tqdm
+    progress bar.
 
     >>> train_fast(["ab", "ab", "ba"], 257)
     {(97, 98): 256}
-    >>> train_fast({"hug": 10, "pug": 5, "hugs": 5}, 258)  # "ug" (20x), then "hug" (15x)
+    >>> # "ug" (20x), then "hug" (15x)
+    >>> train_fast({"hug": 10, "pug": 5, "hugs": 5}, 258)
     {(117, 103): 256, (104, 256): 257}
     """
     num_merges = bpe._check_vocab_size(vocab_size)
@@ -214,7 +227,8 @@ def train_fast(
 
     words, weights, counts, where = index_words(counted)
 
-    rkey = {i: _reversed_key(bytes([i])) for i in range(256)}  # reversed bytes of each id
+    # reversed bytes of each id
+    rkey = {i: _reversed_key(bytes([i])) for i in range(256)}
     heap = [(-c, rkey[a] + rkey[b], a, b) for (a, b), c in counts.items()]
     heapq.heapify(heap)
 
@@ -226,7 +240,8 @@ def train_fast(
         bar = tqdm(total=num_merges, desc="BPE merges", unit="merge")
     try:
         for step in range(num_merges):
-            # pop until an entry is current: its count is the pair's count right now
+            # pop until an entry is current: its count is the pair's count
+            # right now
             while heap:
                 neg, _, a, b = heap[0]
                 if counts.get((a, b)) == -neg:
@@ -238,14 +253,20 @@ def train_fast(
             pair = (a, b)
             idx = 256 + step
             merges[pair] = idx
-            rkey[idx] = rkey[a][:-1] + rkey[b]  # reversed key of the concatenated bytes
+            # reversed key of the concatenated bytes
+            rkey[idx] = rkey[a][:-1] + rkey[b]
 
-            for p, c in apply_merge(pair, idx, words, weights, counts, where).items():
+            for p, c in apply_merge(
+                pair, idx, words, weights, counts, where
+            ).items():
                 if c > 0:
-                    heapq.heappush(heap, (-c, rkey[p[0]] + rkey[p[1]], p[0], p[1]))
+                    heapq.heappush(
+                        heap, (-c, rkey[p[0]] + rkey[p[1]], p[0], p[1])
+                    )
             if bar is not None:
                 bar.update(1)
     finally:
         if bar is not None:
             bar.close()
     return merges
+# fmt: on

@@ -112,6 +112,9 @@ safe. Any other pattern is code a file asks us to run: see ``compile_trusted``.
 """
 
 
+# The book shows some of these functions, in a code column 79 characters wide:
+# between "fmt: off" and "fmt: on" they keep the line breaks written for it.
+# fmt: off
 def compile_pattern(pattern: str) -> regex.Pattern:
     """Compile a split pattern, or raise an error that names it.
 
@@ -119,15 +122,26 @@ def compile_pattern(pattern: str) -> regex.Pattern:
     ['hi', ' ', 'there']
     """
     if not isinstance(pattern, str):
-        raise TypeError(f"a split pattern must be a str, got {type(pattern).__name__}: {pattern!r}")
+        raise TypeError(
+            "a split pattern must be a str, "
+            f"got {type(pattern).__name__}: {pattern!r}"
+        )
     if pattern == "":
-        raise ValueError("the split pattern is empty; use None (BasicTokenizer) for 'no split'")
+        raise ValueError(
+            "the split pattern is empty; use None (BasicTokenizer) "
+            "for 'no split'"
+        )
     try:
         return regex.compile(pattern)
     except regex.error as err:
-        raise ValueError(f"invalid split pattern {pattern!r:.200}: {err}") from None
+        raise ValueError(
+            f"invalid split pattern {pattern!r:.200}: {err}"
+        ) from None
     except RecursionError:
-        raise ValueError(f"split pattern {pattern!r:.80} is nested too deeply to compile") from None
+        raise ValueError(
+            f"split pattern {pattern!r:.80} is nested too deeply to compile"
+        ) from None
+# fmt: on
 
 
 MAX_TRUSTED_SIZE = 100_000
@@ -249,14 +263,21 @@ elements when compiled (at most 100,000); refused even from a trusted file
     return TimedPattern(compile_pattern(pattern))
 
 
-def split(text: str, pattern: str | regex.Pattern | TimedPattern = GPT4_SPLIT_PATTERN) -> list[str]:
-    """Cut ``text`` into the chunks that BPE will see, exactly as tiktoken would.
+# fmt: off
+def split(
+    text: str,
+    pattern: str | regex.Pattern | TimedPattern = GPT4_SPLIT_PATTERN,
+) -> list[str]:
+    """Cut ``text`` into the chunks that BPE will see, exactly as tiktoken
+    would.
 
-    Two subtleties. First, ``regex.findall`` silently skips characters that no part of the
-    pattern matches, and a tokenizer built on such a pattern would silently drop text (a
-    corrupted GPT-4 pattern that circulates online does exactly that); so we require the
-    chunks to tile the text. Second, what counts as a letter depends on the Unicode version;
-    we match with tiktoken's (see ``unicode_pin.py``) and cut the original text.
+    Two subtleties. First, ``regex.findall`` silently skips characters that
+    no part of the pattern matches, and a tokenizer built on such a pattern
+    would silently drop text (a corrupted GPT-4 pattern that circulates
+    online does exactly that); so we require the chunks to tile the text.
+    Second, what counts as a letter depends on the Unicode version; we
+    match with tiktoken's (see ``unicode_pin.py``) and cut the original
+    text.
 
     >>> split("I'm 12345 years old")
     ['I', "'m", ' ', '123', '45', ' years', ' old']
@@ -264,26 +285,33 @@ def split(text: str, pattern: str | regex.Pattern | TimedPattern = GPT4_SPLIT_PA
     ['DON', "'", 'T']
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
-    compiled = compile_pattern(pattern) if isinstance(pattern, str) else pattern
+        raise TypeError(
+            f"text must be a str, got {type(text).__name__}: {text!r:.80}"
+        )
+    compiled = (
+        compile_pattern(pattern) if isinstance(pattern, str) else pattern
+    )
     chunks = []
     end = 0
     for match in compiled.finditer(pin_unicode(text)):
         start = match.start()
         if start != end:
             raise ValueError(
-                f"split pattern {compiled.pattern!r} skips {text[end:start]!r} at position "
-                f"{end} of the text; a split pattern must match every character"
+                f"split pattern {compiled.pattern!r} skips "
+                f"{text[end:start]!r} at position {end} of the text; "
+                "a split pattern must match every character"
             )
         if match.end() > start:  # an empty match contributes nothing
             chunks.append(text[start : match.end()])
         end = match.end()
     if end != len(text):
         raise ValueError(
-            f"split pattern {compiled.pattern!r} skips {text[end:]!r:.40} at position {end} of "
-            "the text; a split pattern must match every character"
+            f"split pattern {compiled.pattern!r} skips {text[end:]!r:.40} "
+            f"at position {end} of the text; a split pattern must match "
+            "every character"
         )
     return chunks
+# fmt: on
 
 
 WHITE_SPACE: frozenset[str] = frozenset(
@@ -298,59 +326,75 @@ so does ``\\s`` in Python's ``re``. To ``regex`` and tiktoken those four are not
 
 
 def _kind(c: str) -> str:
-    """The kind of ``c``: ``" "`` white space, ``"L"`` letter, ``"N"`` number, ``"P"`` other."""
+    """The kind of ``c``: ``" "`` white space, ``"L"`` letter, ``"N"``
+    number, ``"P"`` other."""
     if c in WHITE_SPACE:
         return " "
     category = unicodedata.category(c)[0]
     return category if category in "LN" else "P"
 
 
+# fmt: off
 def scan_gpt2(text: str) -> list[str]:
     """GPT-2's split written as a scanner, without a regular expression.
 
-    At each position, the pattern's alternatives in order: a lower-case ASCII contraction;
-    else an optional space and a run of letters, of numbers or of other characters (never
-    white space); else white space: the whole run at the end of the text, otherwise the run
-    minus its last character, which the next chunk may take (the lookahead ``\\s+(?!\\S)``).
-    Letters and numbers are Unicode categories L and N; the same as ``split(text,
-    GPT2_SPLIT_PATTERN)`` wherever Python's Unicode tables agree with tiktoken's (16.0).
+    At each position, the pattern's alternatives in order: a lower-case
+    ASCII contraction; else an optional space and a run of letters, of
+    numbers or of other characters (never white space); else white space:
+    the whole run at the end of the text, otherwise the run minus its last
+    character, which the next chunk may take (the lookahead
+    ``\\s+(?!\\S)``). Letters and numbers are Unicode categories L and N;
+    the same as ``split(text, GPT2_SPLIT_PATTERN)`` wherever Python's
+    Unicode tables agree with tiktoken's (16.0).
 
     >>> scan_gpt2("I'm   here, DON'T!")
     ['I', "'m", '  ', ' here', ',', ' DON', "'", 'T', '!']
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+        raise TypeError(
+            f"text must be a str, got {type(text).__name__}: {text!r:.80}"
+        )
     kinds = [_kind(c) for c in text]
     chunks, i, n = [], 0, len(text)
     while i < n:
         end = None
-        if text[i] == "'":  # 1. a contraction: 's 'd 'm 't 'll 've 're, lower case only
+        # 1. a contraction: 's 'd 'm 't 'll 've 're, lower case only
+        if text[i] == "'":
             for ending in ("s", "d", "m", "t", "ll", "ve", "re"):
                 if text.startswith(ending, i + 1):
                     end = i + 1 + len(ending)
                     break
-        if end is None:  # 2.-4. " ?" then a run of letters, numbers or other characters
+        # 2.-4. " ?" then a run of letters, numbers or other characters
+        if end is None:
             first = i + (text[i] == " " and i + 1 < n and kinds[i + 1] != " ")
             end = first + 1
             while end < n and kinds[end] == kinds[first]:
                 end += 1
-            if kinds[first] == " " and end < n:  # 5.-7. white space before something else:
-                end = max(i + 1, end - 1)  # the last character is left to the next chunk
+            # 5.-7. white space before something else: the last character
+            # is left to the next chunk
+            if kinds[first] == " " and end < n:
+                end = max(i + 1, end - 1)
         chunks.append(text[i:end])
         i = end
     return chunks
+# fmt: on
 
 
 def first_split_difference(
-    text: str, pattern_a: str = GPT2_SPLIT_PATTERN, pattern_b: str = GPT4_SPLIT_PATTERN
+    text: str,
+    pattern_a: str = GPT2_SPLIT_PATTERN,
+    pattern_b: str = GPT4_SPLIT_PATTERN,
 ) -> int | None:
-    """The first position where two patterns cut ``text`` differently, or ``None``.
+    """The first position where two patterns cut ``text`` differently, or
+    ``None``.
 
-    A split is the set of positions (character offsets) where its chunks end. The answer is
-    the smallest offset that ends a chunk under one pattern and not under the other, i.e.
-    where the two chunk lists first part ways. GPT-2's and GPT-4's patterns by default.
+    A split is the set of positions (character offsets) where its chunks
+    end. The answer is the smallest offset that ends a chunk under one
+    pattern and not under the other, i.e. where the two chunk lists first
+    part ways. GPT-2's and GPT-4's patterns by default.
 
-    >>> first_split_difference("say 12345")  # GPT-2: ' 12345'; GPT-4: ' ', '123', '45'
+    >>> # GPT-2: ' 12345'; GPT-4: ' ', '123', '45'
+    >>> first_split_difference("say 12345")
     4
     >>> first_split_difference("hello world") is None
     True
@@ -366,17 +410,22 @@ def first_split_difference(
     return min(differ) if differ else None
 
 
+# fmt: off
 def whitespace_chunks(run: str, following: str = "") -> list[str]:
-    """The chunks GPT-2's pattern makes of a run of white space, computed without a lookahead.
+    """The chunks GPT-2's pattern makes of a run of white space, computed
+    without a lookahead.
 
-    ``run`` is one or more white-space characters; ``following`` is the character after it,
-    which is not white space (``""`` when the run ends the text). Subtle: ``\\s+(?!\\S)``
-    matches the run minus its last character, which is left for the next chunk; the word,
-    number or punctuation alternatives take it only if it is a plain space (`` ?``), so any
-    other last character (a newline, a tab) becomes a chunk of its own (``\\s``). A run that
-    ends the text stays whole (``\\s++$``).
+    ``run`` is one or more white-space characters; ``following`` is the
+    character after it, which is not white space (``""`` when the run ends
+    the text). Subtle: ``\\s+(?!\\S)`` matches the run minus its last
+    character, which is left for the next chunk; the word, number or
+    punctuation alternatives take it only if it is a plain space
+    (`` ?``), so any other last character (a newline, a tab) becomes a
+    chunk of its own (``\\s``). A run that ends the text stays whole
+    (``\\s++$``).
 
-    >>> whitespace_chunks("   ", "w")  # the third space goes with the word: ' w'
+    >>> # the third space goes with the word: ' w'
+    >>> whitespace_chunks("   ", "w")
     ['  ']
     >>> whitespace_chunks("  \\n", "w")
     ['  ', '\\n']
@@ -384,15 +433,26 @@ def whitespace_chunks(run: str, following: str = "") -> list[str]:
     ['   ']
     """
     if not isinstance(run, str) or not regex.fullmatch(r"\s+", run):
-        raise ValueError(f"run must be one or more white-space characters, got {run!r:.60}")
-    if not isinstance(following, str) or len(following) > 1 or regex.match(r"\s", following):
         raise ValueError(
-            f"following must be one character that is not white space, or '', got {following!r:.60}"
+            "run must be one or more white-space characters, "
+            f"got {run!r:.60}"
+        )
+    if (
+        not isinstance(following, str)
+        or len(following) > 1
+        or regex.match(r"\s", following)
+    ):
+        raise ValueError(
+            "following must be one character that is not white space, "
+            f"or '', got {following!r:.60}"
         )
     if not following:
-        return [run]  # \s++$: white space that runs to the end of the text stays whole
+        # \s++$: white space that runs to the end of the text stays whole
+        return [run]
     body, last = run[:-1], run[-1]
     chunks = [body] if body else []  # \s+(?!\S): all but the last character
     if last != " ":
-        chunks.append(last)  # only a plain space can join the next chunk; the rest is \s
+        # only a plain space can join the next chunk; the rest is \s
+        chunks.append(last)
     return chunks
+# fmt: on

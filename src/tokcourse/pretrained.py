@@ -49,11 +49,19 @@ __all__ = [
 ]
 
 
-def bpe_parts(token: bytes, ranks: Mapping[bytes, int], max_rank: int | None = None) -> list[bytes]:
-    """Run tiktoken-style BPE on ``token``, using only tokens ranked below ``max_rank``.
+# The book shows some of these functions, in a code column 79 characters wide:
+# between "fmt: off" and "fmt: on" they keep the line breaks written for it.
+# fmt: off
+def bpe_parts(
+    token: bytes,
+    ranks: Mapping[bytes, int],
+    max_rank: int | None = None,
+) -> list[bytes]:
+    """Run tiktoken-style BPE on ``token``, using only tokens ranked below
+    ``max_rank``.
 
-    Repeatedly merge the adjacent pair whose concatenation has the lowest rank (leftmost on
-    a tie), until no pair ranks below ``max_rank``.
+    Repeatedly merge the adjacent pair whose concatenation has the lowest
+    rank (leftmost on a tie), until no pair ranks below ``max_rank``.
 
     >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4}
     >>> bpe_parts(b"abc", ranks, max_rank=4)
@@ -66,60 +74,85 @@ def bpe_parts(token: bytes, ranks: Mapping[bytes, int], max_rank: int | None = N
             rank = ranks.get(parts[i] + parts[i + 1])
             if rank is not None and (best_rank is None or rank < best_rank):
                 best_rank, best_i = rank, i
-        if best_rank is None or (max_rank is not None and best_rank >= max_rank):
+        if best_rank is None or (
+            max_rank is not None and best_rank >= max_rank
+        ):
             break
         parts[best_i : best_i + 2] = [parts[best_i] + parts[best_i + 1]]
     return parts
+# fmt: on
 
 
-def recover_merge(token: bytes, ranks: Mapping[bytes, int]) -> tuple[bytes, bytes]:
+# fmt: off
+def recover_merge(
+    token: bytes,
+    ranks: Mapping[bytes, int],
+) -> tuple[bytes, bytes]:
     """The two tokens BPE merged to make ``token``: ``(left, right)``.
 
-    Replay BPE on the token's own bytes with only the tokens ranked *below* it (lowest rank
-    first, as encoding does). Just before ``token`` itself could be used, exactly two parts are
-    left: those are its merge. Both halves being tokens is not enough: ``b"abc"`` could be
-    ``a + bc`` or ``ab + c``, and only the ranks say which pair BPE actually met.
+    Replay BPE on the token's own bytes with only the tokens ranked *below*
+    it (lowest rank first, as encoding does). Just before ``token`` itself
+    could be used, exactly two parts are left: those are its merge. Both
+    halves being tokens is not enough: ``b"abc"`` could be ``a + bc`` or
+    ``ab + c``, and only the ranks say which pair BPE actually met.
 
-    >>> recover_merge(b"abc", {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4, b"abc": 5})
+    >>> ranks = {b"a": 0, b"b": 1, b"c": 2, b"bc": 3, b"ab": 4, b"abc": 5}
+    >>> recover_merge(b"abc", ranks)
     (b'a', b'bc')
     """
     if token not in ranks:
         raise ValueError(f"{token!r} is not a token of these ranks")
     rank = ranks[token]
     if len(token) < 2:
-        raise ValueError(f"{token!r} (rank {rank}) is a single byte, not a merge")
+        raise ValueError(
+            f"{token!r} (rank {rank}) is a single byte, not a merge"
+        )
     parts = bpe_parts(token, ranks, max_rank=rank)
     if len(parts) != 2:
         raise ValueError(
-            f"token {token!r} (rank {rank}) cannot be built by merging two lower-ranked "
-            f"tokens (BPE stops at {parts}); these ranks are not a BPE merge list"
+            f"token {token!r} (rank {rank}) cannot be built by merging two "
+            f"lower-ranked tokens (BPE stops at {parts}); "
+            "these ranks are not a BPE merge list"
         )
     return parts[0], parts[1]
+# fmt: on
 
 
-def merge_pairs(mergeable_ranks: Mapping[bytes, int]) -> list[tuple[bytes, bytes]]:
-    """The merges behind tiktoken's ranks, as byte pairs in rank order (the order BPE learned them).
+# fmt: off
+def merge_pairs(
+    mergeable_ranks: Mapping[bytes, int],
+) -> list[tuple[bytes, bytes]]:
+    """The merges behind tiktoken's ranks, as byte pairs in rank order (the
+    order BPE learned them).
 
-    Each pair is :func:`recover_merge` of one token: what BPE makes of its bytes just before
-    the token itself may be used. A token that BPE could never produce (more than two parts)
-    is an error, since a pair-based encoder could not produce it either. This is the one
-    merge-recovery algorithm of the package: :func:`recover_merges` turns its pairs into ids,
-    and the course rebuilds GPT-2's ``vocab.bpe`` from them.
+    Each pair is :func:`recover_merge` of one token: what BPE makes of its
+    bytes just before the token itself may be used. A token that BPE could
+    never produce (more than two parts) is an error, since a pair-based
+    encoder could not produce it either. This is the one merge-recovery
+    algorithm of the package: :func:`recover_merges` turns its pairs into
+    ids, and the course rebuilds GPT-2's ``vocab.bpe`` from them.
 
     >>> merge_pairs({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
     [(b'a', b'b'), (b'ab', b'c')]
     """
     return [
         recover_merge(token, mergeable_ranks)
-        for token, _ in sorted(mergeable_ranks.items(), key=lambda item: item[1])
+        for token, _ in sorted(
+            mergeable_ranks.items(), key=lambda item: item[1]
+        )
         if len(token) > 1  # the 256 byte tokens are not merges
     ]
+# fmt: on
 
 
-def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> dict[tuple[int, int], int]:
-    """The merge pairs behind tiktoken's ranks, as ids: ``{(left id, right id): token id}``.
+def recover_merges(
+    mergeable_ranks: Mapping[bytes, int],
+) -> dict[tuple[int, int], int]:
+    """The merge pairs behind tiktoken's ranks, as ids:
+    ``{(left id, right id): token id}``.
 
-    :func:`merge_pairs` with each byte string replaced by its rank, in the same (rank) order.
+    :func:`merge_pairs` with each byte string replaced by its rank, in the
+    same (rank) order.
 
     >>> recover_merges({b"a": 0, b"b": 1, b"c": 2, b"ab": 3, b"abc": 4})
     {(0, 1): 3, (3, 2): 4}
@@ -128,15 +161,20 @@ def recover_merges(mergeable_ranks: Mapping[bytes, int]) -> dict[tuple[int, int]
     return {(ranks[a], ranks[b]): ranks[a + b] for a, b in merge_pairs(ranks)}
 
 
+# fmt: off
 def encode_with_ranks(
-    text: str, ranks: Mapping[bytes, int], pattern: str = GPT4_SPLIT_PATTERN
+    text: str,
+    ranks: Mapping[bytes, int],
+    pattern: str = GPT4_SPLIT_PATTERN,
 ) -> list[int]:
-    """tiktoken's ``encode_ordinary``, in plain Python: split, then BPE on bytes with ranks.
+    """tiktoken's ``encode_ordinary``, in plain Python: split, then BPE on
+    bytes with ranks.
 
-    Cut ``text`` into chunks with ``pattern`` (GPT-4's by default); in each chunk start from
-    its UTF-8 bytes and keep merging the neighbouring pair whose concatenation has the lowest
-    rank; the ranks of the final parts are the ids. No merge table is needed: the ranks of
-    the merged bytes say everything. With ``cl100k_base``'s ranks this gives tiktoken's ids.
+    Cut ``text`` into chunks with ``pattern`` (GPT-4's by default); in each
+    chunk start from its UTF-8 bytes and keep merging the neighbouring pair
+    whose concatenation has the lowest rank; the ranks of the final parts
+    are the ids. No merge table is needed: the ranks of the merged bytes say
+    everything. With ``cl100k_base``'s ranks this gives tiktoken's ids.
 
     >>> ranks = {bytes([b]): b for b in range(256)} | {b"he": 256}
     >>> encode_with_ranks("he hehe", ranks)  # chunks "he", " hehe"
@@ -144,8 +182,11 @@ def encode_with_ranks(
     """
     ids: list[int] = []
     for chunk in split(text, pattern):
-        ids.extend(ranks[part] for part in bpe_parts(chunk.encode("utf-8"), ranks))
+        ids.extend(
+            ranks[part] for part in bpe_parts(chunk.encode("utf-8"), ranks)
+        )
     return ids
+# fmt: on
 
 
 @functools.cache

@@ -62,7 +62,7 @@ def byte_piece(byte: int) -> str:
 
 
 def piece_byte(piece: str) -> int | None:
-    """The byte a ``<0xNN>`` piece stands for, or None if ``piece`` is not a byte piece.
+    """The byte a ``<0xNN>`` piece stands for, or None for any other piece.
 
     >>> piece_byte("<0xE2>"), piece_byte("<0xe2>"), piece_byte("▁the")
     (226, None, None)
@@ -83,26 +83,33 @@ def byte_fallback_pieces(text: str) -> list[str]:
     return [f"<0x{b:02X}>" for b in text.encode("utf-8")]
 
 
+# The book shows this function, in a code column 79 characters wide: between
+# "fmt: off" and "fmt: on" it keeps the line breaks written for it.
+# fmt: off
 def _utf8_char_length(data: bytes, i: int) -> int:
-    """Bytes in the valid UTF-8 character at ``data[i]``, or 0 if none starts there."""
+    """Length in bytes of the valid UTF-8 character at ``data[i]``, else 0."""
     lead = data[i]
     if lead < 0x80:
         return 1
-    n = 2 if lead & 0xE0 == 0xC0 else 3 if lead & 0xF0 == 0xE0 else 4 if lead & 0xF8 == 0xF0 else 0
+    n = (2 if lead & 0xE0 == 0xC0 else 3 if lead & 0xF0 == 0xE0
+         else 4 if lead & 0xF8 == 0xF0 else 0)
     if n == 0 or i + n > len(data):
         return 0
-    try:  # Python's strict decoder refuses what sentencepiece refuses: overlong, surrogates
+    try:  # strict: refuses overlong forms and surrogates, as sentencepiece
         data[i : i + n].decode("utf-8")
     except UnicodeDecodeError:
         return 0
     return n
+# fmt: on
 
 
 def decode_bytes(data: bytes) -> str:
-    """Decode UTF-8 as sentencepiece decodes byte pieces: one U+FFFD per invalid **byte**.
+    """Decode UTF-8 as sentencepiece decodes byte pieces: one U+FFFD per
+    invalid **byte**.
 
-    Python's ``errors="replace"`` replaces a broken sequence as a whole; sentencepiece
-    checks one character at a time and, where none is valid, replaces a single byte.
+    Python's ``errors="replace"`` replaces a broken sequence as a whole;
+    sentencepiece checks one character at a time and, where none is valid,
+    replaces a single byte.
 
     >>> decode_bytes(b"\\xe2\\x82!"), b"\\xe2\\x82!".decode("utf-8", "replace")
     ('��!', '�!')
@@ -120,7 +127,8 @@ def decode_bytes(data: bytes) -> str:
 
 
 def decode_byte_pieces(pieces: Sequence[str]) -> str:
-    """Join byte pieces back into text, with sentencepiece's rule for invalid bytes.
+    """Join byte pieces back into text, with sentencepiece's rule for invalid
+    bytes.
 
     >>> decode_byte_pieces(['<0xC3>', '<0xA9>', '<0x21>'])
     'é!'
@@ -139,12 +147,16 @@ def decode_byte_pieces(pieces: Sequence[str]) -> str:
 # --- the merge loop -----------------------------------------------------------------------------
 
 
-def merge_by_score(symbols: Sequence[str], scores: Mapping[str, float]) -> list[str]:
-    """Merge neighbours by piece score, highest first, the leftmost pair on a tie (quadratic).
+def merge_by_score(
+    symbols: Sequence[str],
+    scores: Mapping[str, float],
+) -> list[str]:
+    """Merge neighbours by piece score, highest first, the leftmost pair on a
+    tie (quadratic).
 
-    ``scores`` maps each mergeable piece to its score. The loop stops when no neighbouring
-    pair makes a piece. This is the teaching version; :class:`SentencePieceBPE` runs the same
-    rule with a heap.
+    ``scores`` maps each mergeable piece to its score. The loop stops when no
+    neighbouring pair makes a piece. This is the teaching version;
+    :class:`SentencePieceBPE` runs the same rule with a heap.
 
     >>> merge_by_score(list("▁aab"), {"aa": -1.0, "ab": -2.0, "▁aa": -3.0})
     ['▁aa', 'b']
@@ -154,7 +166,8 @@ def merge_by_score(symbols: Sequence[str], scores: Mapping[str, float]) -> list[
         best, where = None, -1
         for i in range(len(symbols) - 1):
             score = scores.get(symbols[i] + symbols[i + 1])
-            if score is not None and (best is None or score > best):  # '>': leftmost wins ties
+            # '>': leftmost wins ties
+            if score is not None and (best is None or score > best):
                 best, where = score, i
         if best is None:
             return symbols

@@ -66,15 +66,24 @@ def unicode_script(char: str, previous: object) -> object:
 
 
 def best_pair(freqs: Mapping[tuple[str, str], int]) -> tuple[str, str]:
-    """The pair sentencepiece merges next: the highest frequency, then the shorter piece in
-    characters, then the smaller piece (``left + right``) in code point order.
+    """The pair sentencepiece merges next: the highest frequency, then the
+    shorter piece in characters, then the smaller piece (``left + right``)
+    in code point order.
 
-    This is the order of the heap in :func:`learn_merges` (``QueueEntryComparator``).
+    This is the order of the heap in :func:`learn_merges`
+    (``QueueEntryComparator``).
 
     >>> best_pair({("t", "h"): 5, ("▁", "t"): 5, ("h", "e"): 4})
     ('t', 'h')
     """
-    return min(freqs, key=lambda pair: (-freqs[pair], len(pair[0] + pair[1]), pair[0] + pair[1]))
+    return min(
+        freqs,
+        key=lambda pair: (
+            -freqs[pair],
+            len(pair[0] + pair[1]),
+            pair[0] + pair[1],
+        ),
+    )
 
 
 def learn_merges(

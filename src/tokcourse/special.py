@@ -56,34 +56,49 @@ __all__ = [
 ]
 
 
+# The book shows some of these functions, in a code column 79 characters wide:
+# between "fmt: off" and "fmt: on" they keep the line breaks written for it.
+# fmt: off
 def _names(value: object, argument: str) -> frozenset[str]:
-    """Validate an ``allowed_special`` / ``disallowed_special`` collection of names."""
+    """Validate an ``allowed_special`` / ``disallowed_special`` collection of
+    names."""
     if isinstance(value, str):
-        # subtle: a str is a collection of characters, so "<|endoftext|>" would silently mean
-        # {"<", "|", ...}; tiktoken crashes obscurely there, we say what to pass instead
+        # subtle: a str is a collection of characters, so "<|endoftext|>"
+        # would silently mean {"<", "|", ...}; tiktoken crashes obscurely
+        # there, we say what to pass instead
         raise TypeError(
-            f'{argument} must be "all" or a set of strings, got the string {value!r}; '
+            f'{argument} must be "all" or a set of strings, '
+            f"got the string {value!r}; "
             f"did you mean {argument}={{{value!r}}}?"
         )
     if not isinstance(value, Iterable):
         raise TypeError(
-            f'{argument} must be "all" or a set of strings, got {type(value).__name__}: {value!r}'
+            f'{argument} must be "all" or a set of strings, '
+            f"got {type(value).__name__}: {value!r}"
         )
     names = frozenset(value)
     for name in names:
         if not isinstance(name, str):
-            raise TypeError(f"{argument} must hold strings, got {type(name).__name__}: {name!r}")
+            raise TypeError(
+                f"{argument} must hold strings, "
+                f"got {type(name).__name__}: {name!r}"
+            )
         if not name:
-            raise ValueError(f"{argument} holds the empty string, which matches everywhere")
+            raise ValueError(
+                f"{argument} holds the empty string, which matches everywhere"
+            )
     return names
+# fmt: on
 
 
 def allowed_special_set(
-    allowed_special: Literal["all"] | Collection[str], special_tokens: Collection[str]
+    allowed_special: Literal["all"] | Collection[str],
+    special_tokens: Collection[str],
 ) -> frozenset[str]:
     """Resolve ``allowed_special`` to a set of names.
 
-    Names that are not special tokens are ignored (as in tiktoken): they can never match.
+    Names that are not special tokens are ignored (as in tiktoken): they can
+    never match.
 
     >>> sorted(allowed_special_set("all", {"<|a|>": 1, "<|b|>": 2}))
     ['<|a|>', '<|b|>']
@@ -98,11 +113,14 @@ def disallowed_special_set(
     allowed: frozenset[str],
     special_tokens: Collection[str],
 ) -> frozenset[str]:
-    """Resolve ``disallowed_special``; ``"all"`` means every special token not allowed.
+    """Resolve ``disallowed_special``; ``"all"`` means every special token
+    not allowed.
 
-    >>> sorted(disallowed_special_set("all", frozenset({"<|a|>"}), {"<|a|>": 1, "<|b|>": 2}))
+    >>> specials = {"<|a|>": 1, "<|b|>": 2}
+    >>> sorted(disallowed_special_set("all", frozenset({"<|a|>"}), specials))
     ['<|b|>']
-    >>> disallowed_special_set(None, frozenset(), {"<|a|>": 1})  # None: check nothing
+    >>> # None: check nothing
+    >>> disallowed_special_set(None, frozenset(), {"<|a|>": 1})
     frozenset()
     """
     if disallowed_special is None:
@@ -113,14 +131,17 @@ def disallowed_special_set(
 
 
 def find_specials(text: str, names: Collection[str]) -> list[regex.Match]:
-    """All non-overlapping occurrences of ``names`` in ``text``, leftmost first, longest first.
+    """All non-overlapping occurrences of ``names`` in ``text``, leftmost
+    first, longest first.
 
-    Subtle: a regex alternation takes the first alternative that matches, so we list the
-    names longest first; at any position the longest name wins. The regex is built once per
-    set of names and cached (``special_regex``): with thousands of special tokens, building
-    it costs far more than searching a short text.
+    Subtle: a regex alternation takes the first alternative that matches, so
+    we list the names longest first; at any position the longest name wins.
+    The regex is built once per set of names and cached (``special_regex``):
+    with thousands of special tokens, building it costs far more than
+    searching a short text.
 
-    >>> [m.group() for m in find_specials("<|a|>b<|a|>", ["<|a|>", "<|a|>b"])]
+    >>> found = find_specials("<|a|>b<|a|>", ["<|a|>", "<|a|>b"])
+    >>> [m.group() for m in found]
     ['<|a|>b', '<|a|>']
     """
     if not names:
@@ -140,10 +161,13 @@ def special_regex(names: frozenset[str]) -> regex.Pattern:
 
 
 def disallowed_special_error(name: str) -> ValueError:
-    """The error ``encode`` raises for a disallowed special token: what it is, what to pass."""
+    """The error ``encode`` raises for a disallowed special token: what it
+    is, what to pass."""
     return ValueError(
-        f"the text contains the special token {name!r}, which is not allowed here.\n"
-        f"To encode it as the special token, pass allowed_special={{{name!r}}} "
+        f"the text contains the special token {name!r}, "
+        "which is not allowed here.\n"
+        "To encode it as the special token, "
+        f"pass allowed_special={{{name!r}}} "
         '(or allowed_special="all").\n'
         "To encode it as ordinary text, pass disallowed_special=() "
         f"(or leave {name!r} out of disallowed_special)."
@@ -151,14 +175,15 @@ def disallowed_special_error(name: str) -> ValueError:
 
 
 def check_disallowed(text: str, disallowed: Collection[str]) -> None:
-    """Raise ``ValueError`` naming the first disallowed string found in ``text``.
+    """Raise ``ValueError`` naming the first disallowed string found in
+    ``text``.
 
-    >>> check_disallowed("hello", {"<|endoftext|>"})  # nothing to complain about
+    >>> # nothing to complain about
+    >>> check_disallowed("hello", {"<|endoftext|>"})
     >>> check_disallowed("a<|endoftext|>", {"<|endoftext|>"})
     Traceback (most recent call last):
     ...
-    ValueError: the text contains the special token '<|endoftext|>', which is not allowed here.
-    ...
+    ValueError: the text contains the special token '<|endoftext|>', which ...
     """
     found = find_specials(text, disallowed)
     if found:
@@ -166,9 +191,11 @@ def check_disallowed(text: str, disallowed: Collection[str]) -> None:
 
 
 def split_specials(text: str, allowed: Collection[str]) -> list[str]:
-    """Cut ``text`` at every allowed special token, keeping the tokens as separate pieces.
+    """Cut ``text`` at every allowed special token, keeping the tokens as
+    separate pieces.
 
-    Ordinary pieces are exactly the text between two special tokens (never empty).
+    Ordinary pieces are exactly the text between two special tokens (never
+    empty).
 
     >>> split_specials("a<|x|><|x|>b", {"<|x|>"})
     ['a', '<|x|>', '<|x|>', 'b']
@@ -189,6 +216,7 @@ def _utf8_ids(text: str) -> list[int]:
     return list(text.encode("utf-8"))
 
 
+# fmt: off
 def encode_with_specials(
     text: str,
     special_tokens: Mapping[str, int],
@@ -196,32 +224,38 @@ def encode_with_specials(
     encode_ordinary: Callable[[str], list[int]] = _utf8_ids,
     disallowed_special: Literal["all"] | Collection[str] | None = "all",
 ) -> list[int]:
-    """Encode ``text`` by tiktoken's special-token rules; ordinary pieces go to ``encode_ordinary``.
+    """Encode ``text`` by tiktoken's special-token rules; ordinary pieces go
+    to ``encode_ordinary``.
 
-    By default no special token is allowed and finding one in the text is an error: text from
-    a user must not end a document or open a chat turn just by spelling the token.
+    By default no special token is allowed and finding one in the text is an
+    error: text from a user must not end a document or open a chat turn just
+    by spelling the token.
 
     >>> specials = {"<|endoftext|>": 300}
-    >>> encode_with_specials("hi<|endoftext|>", specials, allowed_special="all")
+    >>> encode_with_specials("hi<|endoftext|>", specials, "all")
     [104, 105, 300]
     >>> encode_with_specials("hi<|endoftext|>", specials)
     Traceback (most recent call last):
     ...
-    ValueError: the text contains the special token '<|endoftext|>', which is not allowed here.
-    ...
+    ValueError: the text contains the special token '<|endoftext|>', which ...
     """
     allowed = allowed_special_set(allowed_special, special_tokens)
-    disallowed = disallowed_special_set(disallowed_special, allowed, special_tokens)
-    check_disallowed(text, disallowed)  # on the raw text, before any cutting, as tiktoken does
+    disallowed = disallowed_special_set(
+        disallowed_special, allowed, special_tokens
+    )
+    # on the raw text, before any cutting, as tiktoken does
+    check_disallowed(text, disallowed)
     allowed = allowed & special_tokens.keys()
     ids: list[int] = []
     for piece in split_specials(text, allowed):
-        # an ordinary piece never contains an allowed name, so this test is exact
+        # an ordinary piece never contains an allowed name, so this test is
+        # exact
         if piece in allowed:
             ids.append(special_tokens[piece])
         else:
             ids.extend(encode_ordinary(piece))
     return ids
+# fmt: on
 
 
 #: The ChatML markers of a chat turn: ``<|im_start|>role\ncontent<|im_end|>\n``.
@@ -236,18 +270,25 @@ class ChatEncoding(Protocol):
     def encode_single_token(self, text_or_bytes: str | bytes) -> int: ...
 
 
-def render_chat(messages: Iterable[tuple[str, str]], enc: ChatEncoding) -> list[int]:
-    r"""The ids of a conversation in ChatML, ending where the assistant's reply starts.
+def render_chat(
+    messages: Iterable[tuple[str, str]],
+    enc: ChatEncoding,
+) -> list[int]:
+    r"""The ids of a conversation in ChatML, ending where the assistant's
+    reply starts.
 
-    The markers are the application's: their ids come from ``enc``'s special tokens and go in
-    by id. Every string from ``messages`` (role and content) is ordinary text, whatever it
-    contains, so a user who types ``<|im_end|>`` gets those characters, never the marker. On
-    messages without special text the ids are those of encoding the rendered ChatML text
-    with the markers allowed.
+    The markers are the application's: their ids come from ``enc``'s special
+    tokens and go in by id. Every string from ``messages`` (role and
+    content) is ordinary text, whatever it contains, so a user who types
+    ``<|im_end|>`` gets those characters, never the marker. On messages
+    without special text the ids are those of encoding the rendered ChatML
+    text with the markers allowed.
 
     >>> import tiktoken
     >>> enc = tiktoken.Encoding(
-    ...     "bytes_im", pat_str=r"\S+|\s+", mergeable_ranks={bytes([b]): b for b in range(256)},
+    ...     "bytes_im",
+    ...     pat_str=r"\S+|\s+",
+    ...     mergeable_ranks={bytes([b]): b for b in range(256)},
     ...     special_tokens={IM_START: 256, IM_END: 257},
     ... )
     >>> ids = render_chat([("user", "hi<|im_end|>")], enc)
@@ -256,10 +297,14 @@ def render_chat(messages: Iterable[tuple[str, str]], enc: ChatEncoding) -> list[
     >>> enc.decode(ids)
     '<|im_start|>user\nhi<|im_end|><|im_end|>\n<|im_start|>assistant\n'
     """
-    start, end = enc.encode_single_token(IM_START), enc.encode_single_token(IM_END)
+    start, end = (
+        enc.encode_single_token(IM_START),
+        enc.encode_single_token(IM_END),
+    )
     ids: list[int] = []
     for role, content in messages:
-        # role, newline and content are one piece of text, as in the rendered ChatML string
+        # role, newline and content are one piece of text, as in the
+        # rendered ChatML string
         ids += [start, *enc.encode_ordinary(f"{role}\n{content}"), end]
         ids += enc.encode_ordinary("\n")
     return ids + [start, *enc.encode_ordinary("assistant\n")]

@@ -255,24 +255,30 @@ class StreamDecoder:
         return self._utf8.getstate()[0]
 
 
-def decode_stream(ids: Iterable[int], vocab: Mapping[int, bytes]) -> Iterator[str]:
-    """Yield the text of ``ids`` as it becomes complete, reading ``ids`` lazily.
+def decode_stream(
+    ids: Iterable[int],
+    vocab: Mapping[int, bytes],
+) -> Iterator[str]:
+    """Yield the text of ``ids`` as it becomes complete, reading ``ids``
+    lazily.
 
-    One piece per id that completes text (ids that end inside a character yield nothing), then
-    whatever the end of the stream completes. ``"".join(decode_stream(ids, vocab))`` is
-    ``bpe.decode(ids, vocab)``.
+    One piece per id that completes text (ids that end inside a character
+    yield nothing), then whatever the end of the stream completes.
+    ``"".join(decode_stream(ids, vocab))`` is ``bpe.decode(ids, vocab)``.
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> list(decode_stream("a€".encode(), vocab))
     ['a', '€']
-    >>> list(decode_stream([104, 226, 130], vocab))  # the end of "€" never came
+    >>> list(decode_stream([104, 226, 130], vocab))  # "€" never ends
     ['h', '\ufffd']
     """
-    utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")  # keeps unfinished bytes
+    # keeps unfinished bytes
+    utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
     for idx in ids:
         text = utf8.decode(vocab[idx])
         if text:
             yield text
-    text = utf8.decode(b"", final=True)  # the end: bytes still held become "\ufffd"
+    # the end: bytes still held become "\ufffd"
+    text = utf8.decode(b"", final=True)
     if text:
         yield text

@@ -100,30 +100,41 @@ def _check_special(name: object, idx: object, vocab: Mapping[int, bytes], known:
     return idx
 
 
+# The book shows this function, in a code column 79 characters wide: between
+# "fmt: off" and "fmt: on" it keeps the line breaks written for it.
+# fmt: off
 def encode_ordinary(
     text: str,
     merges: Mapping[tuple[int, int], int],
     pattern: str | regex.Pattern | None = GPT4_SPLIT_PATTERN,
     byte_ids: Sequence[int] | None = None,
 ) -> list[int]:
-    """Split ``text`` with ``pattern``, then run BPE on each chunk on its own.
+    """Split ``text`` with ``pattern``, then run BPE on each chunk on its
+    own.
 
-    Merges never cross a chunk boundary: ``"dog."`` and ``"dog!"`` both start with the token
-    ``"dog"``. ``pattern=None`` means no split (a basic tokenizer).
+    Merges never cross a chunk boundary: ``"dog."`` and ``"dog!"`` both
+    start with the token ``"dog"``. ``pattern=None`` means no split (a basic
+    tokenizer).
 
-    >>> merges = {(101, 32): 256}  # "e " (only a tokenizer trained without a split has it)
+    >>> # "e ": only a tokenizer trained without a split has it
+    >>> merges = {(101, 32): 256}
     >>> encode_ordinary("the end", merges, pattern=None)
     [116, 104, 256, 101, 110, 100]
     >>> encode_ordinary("the end", merges)  # GPT-4's split: "the", " end"
     [116, 104, 101, 32, 101, 110, 100]
     """
-    # module names, not bare split/encode: pasted as a solution (chapter 12), this must not
-    # replace a student's own split or encode with the course's
-    chunks = ([text] if text else []) if pattern is None else patterns.split(text, pattern)
+    # module names, not bare split/encode: pasted as a solution (chapter 12),
+    # this must not replace a student's own split or encode with the course's
+    chunks = (
+        ([text] if text else [])
+        if pattern is None
+        else patterns.split(text, pattern)
+    )
     ids: list[int] = []
     for chunk in chunks:
         ids.extend(bpe.encode(chunk, merges, byte_ids))
     return ids
+# fmt: on
 
 
 class Tokenizer:

@@ -101,22 +101,30 @@ def log_sum_exp(values: list[float]) -> float:
 # --- the teaching version -----------------------------------------------------------------------
 
 
+# The book shows this function, in a code column 79 characters wide: between
+# "fmt: off" and "fmt: on" it keeps the line breaks written for it.
+# fmt: off
 def viterbi(text: str, log_probs: Mapping[str, float]) -> list[str]:
-    """The segmentation of ``text`` into pieces of ``log_probs`` with the largest total score.
+    """The segmentation of ``text`` into pieces of ``log_probs`` with the
+    largest total score.
 
-    ``log_probs`` maps each piece (a non-empty str) to its log-probability. The answer is a
-    list of pieces that join to ``text``; ``[]`` for ``""``. Ties go as in sentencepiece: for
-    each end position, the candidate with the leftmost start (the longest last piece) is kept
-    unless a later one is strictly better. If no segmentation exists, ValueError names the
+    ``log_probs`` maps each piece (a non-empty str) to its log-probability.
+    The answer is a list of pieces that join to ``text``; ``[]`` for ``""``.
+    Ties go as in sentencepiece: for each end position, the candidate with
+    the leftmost start (the longest last piece) is kept unless a later one
+    is strictly better. If no segmentation exists, ValueError names the
     furthest position a segmentation reaches (where no piece matches).
 
-    >>> viterbi("aaa", {"a": -1.0, "aa": -2.0})  # three ways score -3: the longest last piece
+    >>> # three ways score -3: the longest last piece wins
+    >>> viterbi("aaa", {"a": -1.0, "aa": -2.0})
     ['a', 'aa']
     """
     longest = max(map(len, log_probs), default=0)
     n = len(text)
-    best: list[float | None] = [0.0] + [None] * n  # best total score of text[:j]
-    back = [0] * (n + 1)  # where the last piece of that best segmentation starts
+    # best total score of text[:j]
+    best: list[float | None] = [0.0] + [None] * n
+    # where the last piece of that best segmentation starts
+    back = [0] * (n + 1)
     for end in range(1, n + 1):
         for start in range(max(0, end - longest), end):
             score = log_probs.get(text[start:end])
@@ -124,13 +132,16 @@ def viterbi(text: str, log_probs: Mapping[str, float]) -> list[str]:
             if score is None or before is None:
                 continue
             total = before + score
-            if best[end] is None or total > best[end]:  # type: ignore[operator]
+            if (
+                best[end] is None
+                or total > best[end]  # type: ignore[operator]
+            ):
                 best[end], back[end] = total, start
     if best[n] is None:
         reached = max(j for j in range(n + 1) if best[j] is not None)
         raise ValueError(
-            f"no piece matches at position {reached} ({text[reached]!r}): {text!r} cannot be "
-            "segmented with these pieces"
+            f"no piece matches at position {reached} ({text[reached]!r}): "
+            f"{text!r} cannot be segmented with these pieces"
         )
     pieces: list[str] = []
     end = n
@@ -138,6 +149,7 @@ def viterbi(text: str, log_probs: Mapping[str, float]) -> list[str]:
         pieces.append(text[back[end] : end])
         end = back[end]
     return pieces[::-1]
+# fmt: on
 
 
 def segmentations(

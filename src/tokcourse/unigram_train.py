@@ -104,37 +104,47 @@ def seed_pieces(counts: Mapping[str, int], size: int, max_piece_len: int = 8) ->
     return {p: math.log(f / total) for p, f in sorted(freq.items())}
 
 
+# The book shows this function, in a code column 79 characters wide: between
+# "fmt: off" and "fmt: on" it keeps the line breaks written for it.
+# fmt: off
 def forward_backward(
     word: str, log_probs: Mapping[str, float], longest: int | None = None
 ) -> tuple[float, dict[str, float]]:
-    """``log Z`` (the log of the summed probability of every segmentation of ``word``) and
-    the expected count of each piece in one segmentation drawn with those probabilities.
+    """``log Z`` (the log of the summed probability of every segmentation of
+    ``word``) and the expected count of each piece in one segmentation
+    drawn with those probabilities.
 
-    ``longest`` is the length of the longest piece (computed if not given). ValueError if
-    ``word`` has no segmentation.
+    ``longest`` is the length of the longest piece (computed if not given).
+    ValueError if ``word`` has no segmentation.
 
-    >>> z, counts = forward_backward("ab", {"a": math.log(0.5), "b": math.log(0.5),
-    ...                                      "ab": math.log(0.5)})
+    >>> half = math.log(0.5)
+    >>> z, counts = forward_backward("ab", {"a": half, "b": half, "ab": half})
     >>> round(math.exp(z), 6), {p: round(c, 6) for p, c in counts.items()}
     (0.75, {'a': 0.333333, 'ab': 0.666667, 'b': 0.333333})
     """
     if longest is None:
         longest = max(map(len, log_probs), default=0)
     n = len(word)
-    ending: list[list[tuple[int, float]]] = [[] for _ in range(n + 1)]  # (start, log-prob)
-    starting: list[list[tuple[int, float]]] = [[] for _ in range(n + 1)]  # (end, log-prob)
+    # (start, log-prob) of the pieces ending at each position
+    ending: list[list[tuple[int, float]]] = [[] for _ in range(n + 1)]
+    # (end, log-prob) of the pieces starting at each position
+    starting: list[list[tuple[int, float]]] = [[] for _ in range(n + 1)]
     for e in range(1, n + 1):
         for s in range(max(0, e - longest), e):
             lp = log_probs.get(word[s:e])
             if lp is not None:
                 ending[e].append((s, lp))
                 starting[s].append((e, lp))
-    forward = [0.0] + [-math.inf] * n  # log-prob of every segmentation of word[:j]
+    # log-prob of every segmentation of word[:j]
+    forward = [0.0] + [-math.inf] * n
     for e in range(1, n + 1):
         forward[e] = log_sum_exp([forward[s] + lp for s, lp in ending[e]])
     if forward[n] == -math.inf:
-        raise ValueError(f"the word {word!r} cannot be segmented with these pieces")
-    backward = [-math.inf] * n + [0.0]  # log-prob of every segmentation of word[j:]
+        raise ValueError(
+            f"the word {word!r} cannot be segmented with these pieces"
+        )
+    # log-prob of every segmentation of word[j:]
+    backward = [-math.inf] * n + [0.0]
     for s in range(n - 1, -1, -1):
         backward[s] = log_sum_exp([lp + backward[e] for e, lp in starting[s]])
     expected: dict[str, float] = {}
@@ -143,16 +153,21 @@ def forward_backward(
             share = math.exp(forward[s] + lp + backward[e] - forward[n])
             expected[word[s:e]] = expected.get(word[s:e], 0.0) + share
     return forward[n], expected
+# fmt: on
 
 
-def em_step(word_counts: Mapping[str, int], log_probs: Mapping[str, float]) -> dict[str, float]:
+def em_step(
+    word_counts: Mapping[str, int],
+    log_probs: Mapping[str, float],
+) -> dict[str, float]:
     """One EM step: new log-probabilities from the expected piece counts.
 
-    E-step: for each word, the expected count of each piece over all segmentations of the
-    word (probability of a segmentation ∝ product of its pieces' probabilities), times the
-    word's count. M-step: ``log(count / sum of all counts)``. Pieces with an expected count
-    of exactly 0 are dropped. ValueError names a word no segmentation covers. The arguments
-    are not changed.
+    E-step: for each word, the expected count of each piece over all
+    segmentations of the word (probability of a segmentation ∝ product of
+    its pieces' probabilities), times the word's count. M-step:
+    ``log(count / sum of all counts)``. Pieces with an expected count of
+    exactly 0 are dropped. ValueError names a word no segmentation covers.
+    The arguments are not changed.
 
     >>> em_step({"ab": 1}, {"a": -1.0, "b": -1.0, "ab": -9.0})["ab"] < -5
     True
@@ -160,10 +175,13 @@ def em_step(word_counts: Mapping[str, int], log_probs: Mapping[str, float]) -> d
     longest = max(map(len, log_probs), default=0)
     totals: dict[str, float] = {}
     for word, count in word_counts.items():
-        _, expected = forward_backward(word, log_probs, longest)  # E: this word's counts
+        # E: this word's counts
+        _, expected = forward_backward(word, log_probs, longest)
         for piece, share in expected.items():
-            totals[piece] = totals.get(piece, 0.0) + count * share  # weighted by the word's count
-    grand = sum(totals.values())  # M: relative expected counts, as log-probabilities
+            # weighted by the word's count
+            totals[piece] = totals.get(piece, 0.0) + count * share
+    # M: relative expected counts, as log-probabilities
+    grand = sum(totals.values())
     return {p: math.log(c / grand) for p, c in sorted(totals.items()) if c > 0}
 
 

@@ -28,6 +28,9 @@ b'\\xe2\\x82\\xac'
 
 from __future__ import annotations
 
+# The book shows some of these functions, in a code column 79 characters wide:
+# between "fmt: off" and "fmt: on" they keep the line breaks written for it.
+
 __all__ = [
     "LAYOUT",
     "MAX_CODE_POINT",
@@ -62,28 +65,44 @@ def utf8_length(code_point: int) -> int:
     raise ValueError(f"code point {code_point!r} is outside Unicode's range 0..0x10FFFF")
 
 
+# fmt: off
 def utf8_encode(code_point: int) -> bytes:
-    """The UTF-8 bytes of one code point, built bit by bit (like ``chr(code_point).encode()``).
+    """The UTF-8 bytes of one code point, built bit by bit (like
+    ``chr(code_point).encode()``).
 
-    Raises ``ValueError`` for a surrogate (U+D800..U+DFFF) or a value outside 0..0x10FFFF, as
-    Python's codec does (its ``UnicodeEncodeError`` is a kind of ``ValueError``).
+    Raises ``ValueError`` for a surrogate (U+D800..U+DFFF) or a value
+    outside 0..0x10FFFF, as Python's codec does (its ``UnicodeEncodeError``
+    is a kind of ``ValueError``).
 
-    >>> utf8_encode(0x41), utf8_encode(0xE9), utf8_encode(0x20AC), utf8_encode(0x1F917)
-    (b'A', b'\\xc3\\xa9', b'\\xe2\\x82\\xac', b'\\xf0\\x9f\\xa4\\x97')
+    >>> utf8_encode(0x41), utf8_encode(0xE9)
+    (b'A', b'\\xc3\\xa9')
+    >>> utf8_encode(0x20AC), utf8_encode(0x1F917)
+    (b'\\xe2\\x82\\xac', b'\\xf0\\x9f\\xa4\\x97')
     >>> utf8_encode(0xD800)
     Traceback (most recent call last):
     ...
     ValueError: U+D800 is a surrogate: UTF-8 cannot encode it
     """
     if not 0 <= code_point <= 0x10FFFF:
-        raise ValueError(f"code point {code_point!r} is outside Unicode's range 0..0x10FFFF")
+        raise ValueError(
+            f"code point {code_point!r} is outside Unicode's range "
+            "0..0x10FFFF"
+        )
     if 0xD800 <= code_point <= 0xDFFF:
-        raise ValueError(f"U+{code_point:04X} is a surrogate: UTF-8 cannot encode it")
+        raise ValueError(
+            f"U+{code_point:04X} is a surrogate: UTF-8 cannot encode it"
+        )
     if code_point <= 0x7F:  # 0xxxxxxx: ASCII is its own encoding
         return bytes([code_point])
     if code_point <= 0x7FF:  # 110xxxxx 10xxxxxx: 5 + 6 = 11 bits
-        return bytes([0b11000000 | (code_point >> 6), 0b10000000 | (code_point & 0b111111)])
-    if code_point <= 0xFFFF:  # 1110xxxx 10xxxxxx 10xxxxxx: 4 + 6 + 6 = 16 bits
+        return bytes(
+            [
+                0b11000000 | (code_point >> 6),
+                0b10000000 | (code_point & 0b111111),
+            ]
+        )
+    # 1110xxxx 10xxxxxx 10xxxxxx: 4 + 6 + 6 = 16 bits
+    if code_point <= 0xFFFF:
         return bytes(
             [
                 0b11100000 | (code_point >> 12),
@@ -100,15 +119,19 @@ def utf8_encode(code_point: int) -> bytes:
             0b10000000 | (code_point & 0b111111),
         ]
     )
+# fmt: on
 
 
 def byte_kind(b: int) -> str:
-    """What a byte can be in UTF-8: "ascii", "continuation", "lead" or "invalid".
+    """What a byte can be in UTF-8: "ascii", "continuation", "lead" or
+    "invalid".
 
-    By bit pattern, ``0xxxxxxx`` is ASCII, ``10xxxxxx`` continues a character and ``11xxxxxx``
-    leads one. But 13 of the lead patterns never occur in valid UTF-8, so they are "invalid":
-    0xC0 and 0xC1 could only start an overlong 2-byte form of an ASCII character, 0xF5..0xF7
-    would start a code point above U+10FFFF, and 0xF8..0xFF fit no pattern at all.
+    By bit pattern, ``0xxxxxxx`` is ASCII, ``10xxxxxx`` continues a
+    character and ``11xxxxxx`` leads one. But 13 of the lead patterns never
+    occur in valid UTF-8, so they are "invalid": 0xC0 and 0xC1 could only
+    start an overlong 2-byte form of an ASCII character, 0xF5..0xF7 would
+    start a code point above U+10FFFF, and 0xF8..0xFF fit no pattern at
+    all.
 
     >>> [byte_kind(b) for b in (0x41, 0x82, 0xE2, 0xC0, 0xFF)]
     ['ascii', 'continuation', 'lead', 'invalid', 'invalid']
@@ -119,23 +142,28 @@ def byte_kind(b: int) -> str:
         return "ascii"
     if b >> 6 == 0b10:  # 10xxxxxx
         return "continuation"
-    if b in (0xC0, 0xC1) or b >= 0xF5:  # 11xxxxxx, but never in valid UTF-8
+    # 11xxxxxx, but never in valid UTF-8
+    if b in (0xC0, 0xC1) or b >= 0xF5:
         return "invalid"
     return "lead"  # 110xxxxx, 1110xxxx or 11110xxx
 
 
+# fmt: off
 def utf8_decode(data: bytes) -> list[int]:
-    """The code points spelled by the UTF-8 bytes ``data``; ``ValueError`` if it is not UTF-8.
+    """The code points spelled by the UTF-8 bytes ``data``; ``ValueError``
+    if it is not UTF-8.
 
-    Strict like ``data.decode("utf-8")``: a stray continuation byte, a missing one, an
-    overlong form, a surrogate or a value above U+10FFFF is an error that says where it is.
+    Strict like ``data.decode("utf-8")``: a stray continuation byte, a
+    missing one, an overlong form, a surrogate or a value above U+10FFFF is
+    an error that says where it is.
 
     >>> utf8_decode("hé€🤗".encode())
     [104, 233, 8364, 129303]
-    >>> utf8_decode(b"\\xe2\\x82")
-    Traceback (most recent call last):
-    ...
-    ValueError: truncated character: 0xe2 at position 0 needs 3 bytes, only 2 left
+    >>> try:
+    ...     utf8_decode(b"\\xe2\\x82")
+    ... except ValueError as err:
+    ...     print(err)
+    truncated character: 0xe2 at position 0 needs 3 bytes, only 2 left
     """
     code_points = []
     i = 0
@@ -147,34 +175,50 @@ def utf8_decode(data: bytes) -> list[int]:
             i += 1
             continue
         if kind == "continuation":
-            raise ValueError(f"unexpected continuation byte {lead:#04x} at position {i}")
+            raise ValueError(
+                f"unexpected continuation byte {lead:#04x} at position {i}"
+            )
         if kind == "invalid":
             raise ValueError(
-                f"byte {lead:#04x} at position {i} never occurs in UTF-8 ({_why(lead)})"
+                f"byte {lead:#04x} at position {i} never occurs in UTF-8 "
+                f"({_why(lead)})"
             )
         n = 2 if lead < 0b11100000 else 3 if lead < 0b11110000 else 4
-        if i + n > len(data) and all(byte_kind(b) == "continuation" for b in data[i + 1 :]):
+        if i + n > len(data) and all(
+            byte_kind(b) == "continuation" for b in data[i + 1 :]
+        ):
             raise ValueError(
-                f"truncated character: {lead:#04x} at position {i} needs {n} bytes, "
-                f"only {len(data) - i} left"
+                f"truncated character: {lead:#04x} at position {i} "
+                f"needs {n} bytes, only {len(data) - i} left"
             )
-        code_point = lead & (0b11111, 0b1111, 0b111)[n - 2]  # the x bits of the lead byte
+        # the x bits of the lead byte
+        code_point = lead & (0b11111, 0b1111, 0b111)[n - 2]
         for j in range(i + 1, i + n):
             if byte_kind(data[j]) != "continuation":
                 raise ValueError(
-                    f"byte {data[j]:#04x} at position {j} should continue the character "
-                    f"started at position {i} (10xxxxxx)"
+                    f"byte {data[j]:#04x} at position {j} should continue "
+                    f"the character started at position {i} (10xxxxxx)"
                 )
-            code_point = (code_point << 6) | (data[j] & 0b111111)  # append 6 more bits
-        if code_point < (0x80, 0x800, 0x10000)[n - 2]:  # the smallest code point of n bytes
-            raise ValueError(f"overlong form at position {i}: U+{code_point:04X} in {n} bytes")
+            # append 6 more bits
+            code_point = (code_point << 6) | (data[j] & 0b111111)
+        # the smallest code point of n bytes
+        if code_point < (0x80, 0x800, 0x10000)[n - 2]:
+            raise ValueError(
+                f"overlong form at position {i}: "
+                f"U+{code_point:04X} in {n} bytes"
+            )
         if 0xD800 <= code_point <= 0xDFFF:
-            raise ValueError(f"surrogate U+{code_point:04X} at position {i} is not allowed")
+            raise ValueError(
+                f"surrogate U+{code_point:04X} at position {i} is not allowed"
+            )
         if code_point > 0x10FFFF:
-            raise ValueError(f"U+{code_point:X} at position {i} is above U+10FFFF")
+            raise ValueError(
+                f"U+{code_point:X} at position {i} is above U+10FFFF"
+            )
         code_points.append(code_point)
         i += n
     return code_points
+# fmt: on
 
 
 def _why(b: int) -> str:

@@ -14,8 +14,8 @@ BERT's tokenizer runs three stages, and this module writes each one out:
 
 :class:`WordPiece` puts them together over a ``vocab.txt``. The character classes follow the
 Rust crates ``tokenizers`` 0.23 is built with, whose Unicode tables are not Python's: the
-module carries the difference as data (``_KEPT``, ``_MAPPED``, ``_NOT_PUNCT``), and the parity
-tests compare every code point.
+difference is carried as data (:mod:`tokcourse.wordpiece_tables`), and the parity tests compare
+every code point.
 
 >>> wordpiece_word("unaffable", {"un": 0, "##aff": 1, "##able": 2})
 ['un', '##aff', '##able']
@@ -29,7 +29,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from tokcourse.unicode_pin import parse_ranges
+from tokcourse.wordpiece_tables import _EXTRA_PUNCT, _not_punctuation, _overrides
 
 __all__ = [
     "WordPiece",
@@ -57,58 +57,6 @@ CJK_RANGES = (
     (0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F),
     (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F),
 )  # fmt: skip
-
-# --- where tokenizers' Unicode tables differ from Python's ------------------------------------
-# ``tokenizers`` asks the crate ``unicode_categories`` (old Unicode tables) whether a character
-# is a control, a nonspacing mark or punctuation, ``unicode-normalization-alignments`` for NFD,
-# and Rust's std for whitespace and lower case (the tables of the compiler that built the wheel:
-# the installed 0.23.3 wheel lower-cases letters of Unicode 16 and 17). Python 3.11-3.13 know
-# Unicode 14.0-15.1. The tables below were read off tokenizers 0.23.3 itself, code point by code
-# point, under each of those Pythons; ``tests/test_wordpiece_parity.py`` re-derives them.
-# Hex ranges of characters the normalizer leaves as they are although Python's tables would
-# drop them (marks and format characters the crate does not know):
-_KEPT = """
-07FD 0890-0891 0898-089F 08CA-08E2 09FE 0AFA-0AFF 0B55 0C04 0C3C 0D00 0D3B-0D3C 0D81 0EBA 0ECE
-180F 1885-1886 1ABF-1ACE 1DF6-1DFB A82C A8C5 A8FF A9BD 10D24-10D27 10EAB-10EAC 10EFD-10EFF
-10F46-10F50 10F82-10F85 11070 11073-11074 110C2 110CD 111C9 111CF 1123E 11241 1133B 11438-1143F
-11442-11444 11446 1145E 1182F-11837 11839-1183A 11938 1193B-1193C 1193E 11943 119D4-119D7
-119DA-119DB 119E0 11A01-11A0A 11A33-11A38 11A3B-11A3E 11A47 11A51-11A56 11A59-11A5B 11A8A-11A96
-11A98-11A99 11C30-11C36 11C38-11C3D 11C3F 11C92-11CA7 11CAA-11CB0 11CB2-11CB3 11CB5-11CB6
-11D31-11D36 11D3A 11D3C-11D3D 11D3F-11D45 11D47 11D90-11D91 11D95 11D97 11EF3-11EF4 11F00-11F01
-11F36-11F3A 11F40 11F42 13430-13440 13447-13455 16F4F 16FE4 1CF00-1CF2D 1CF30-1CF46 1E000-1E006
-1E008-1E018 1E01B-1E021 1E023-1E024 1E026-1E02A 1E08F 1E130-1E136 1E2AE 1E2EC-1E2EF 1E4EC-1E4EF
-1E944-1E94A
-"""
-_NOT_PUNCT = """
-061D 09FD 0A76 0C77 0C84 1B7D-1B7E 2E43-2E4F 2E52-2E5D 10EAD 10F55-10F59 10F86-10F89
-1144B-1144F 1145A-1145B 1145D 11660-1166C 116B9 1183B 11944-11946 119E2 11A3F-11A46 11A9A-11A9C
-11A9E-11AA2 11B00-11B09 11C41-11C45 11C70-11C71 11EF7-11EF8 11F43-11F4F 11FFF 12FF1-12FF2
-16E97-16E9A 16FE2 1E95E-1E95F
-"""
-_MAPPED = """
-1734> 1C89>1C8A A7CB>0264 A7CC>A7CD A7CE>A7CF A7D2>A7D3 A7D4>A7D5 A7DA>A7DB A7DC>019B
-10D50-10D65>10D70 16EA0-16EB8>16EBB
-"""
-# (``_MAPPED``: ``A-B>C`` maps A..B onto C.., ``A>`` deletes A: Rust lower-cases letters of
-# Unicode 16 and 17 that Python does not know yet; U+1734 is a Mn to it: :func:`_crate_marks`.)
-_EXTRA_PUNCT = "\U000111c9\u166d"  # punctuation to the crate, no longer P* to Python
-
-
-@functools.cache
-def _overrides() -> dict[str, str]:
-    """{character: what BERT's normalizer makes of it} where Python's tables disagree."""
-    table = {chr(c): chr(c) for a, b in parse_ranges(_KEPT) for c in range(a, b + 1)}
-    for item in _MAPPED.split():
-        source, _, target = item.partition(">")
-        ((a, b),) = parse_ranges(source)
-        for c in range(a, b + 1):
-            table[chr(c)] = chr(int(target, 16) + c - a) if target else ""
-    return table
-
-
-@functools.cache
-def _not_punctuation() -> frozenset[str]:
-    return frozenset(chr(c) for a, b in parse_ranges(_NOT_PUNCT) for c in range(a, b + 1))
 
 
 def is_control(ch: str) -> bool:
@@ -163,7 +111,8 @@ _ASCII_PUNCT = re.compile(r"[!-/:-@\[-`{-~]")
 def strip_accents(text: str) -> str:
     """Decompose (NFD), then drop every nonspacing mark (category Mn).
 
-    The textbook rule, with Python's Unicode tables; :func:`normalize` adds tokenizers' own.
+    The textbook rule, with Python's Unicode tables; :func:`normalize` adds
+    tokenizers' own.
 
     >>> strip_accents("Crème Brûlée"), strip_accents("ﬁ")
     ('Creme Brulee', 'ﬁ')
@@ -173,14 +122,17 @@ def strip_accents(text: str) -> str:
 
 
 def nfd(text: str) -> str:
-    """``unicodedata.normalize("NFD", text)`` in near-linear time (n log n at worst).
+    """``unicodedata.normalize("NFD", text)`` in near-linear time (n log n at
+    worst).
 
-    CPython puts the combining marks after a starter in order with an insertion sort:
-    quadratic in a long run of marks of alternating classes (``"a" + "\\u0301\\u0316" * n``).
-    NFD cannot move a mark past a character whose decomposition starts with a starter, so the
-    text is cut before such characters: pieces without a long run of marks go to CPython, and
-    each long run (with the character before it) is decomposed one character at a time, then
-    each run of marks sorted by combining class with a stable sort, as the standard defines.
+    CPython puts the combining marks after a starter in order with an
+    insertion sort: quadratic in a long run of marks of alternating classes
+    (``"a" + "\\u0301\\u0316" * n``). NFD cannot move a mark past a
+    character whose decomposition starts with a starter, so the text is cut
+    before such characters: pieces without a long run of marks go to
+    CPython, and each long run (with the character before it) is decomposed
+    one character at a time, then each run of marks sorted by combining
+    class with a stable sort, as the standard defines.
 
     >>> nfd("e\\u0316\\u0301\\u0316") == "e\\u0316\\u0316\\u0301"
     True
@@ -190,8 +142,12 @@ def nfd(text: str) -> str:
     out: list[str] = []
     start = 0
     for run in _long_mark_run().finditer(text):
-        cut = max(run.start() - 1, start)  # the character before the run brings its own marks
-        out += [unicodedata.normalize("NFD", text[start:cut]), _sorted_nfd(text[cut : run.end()])]
+        # the character before the run brings its own marks
+        cut = max(run.start() - 1, start)
+        out += [
+            unicodedata.normalize("NFD", text[start:cut]),
+            _sorted_nfd(text[cut : run.end()]),
+        ]
         start = run.end()
     out.append(unicodedata.normalize("NFD", text[start:]))
     return "".join(out)
@@ -208,7 +164,8 @@ def _sorted_nfd(text: str) -> str:
         out += sorted(run, key=combining)
         out.append(ch)
         run = []
-    out += sorted(run, key=combining)  # stable: marks of one class keep their order
+    # stable: marks of one class keep their order
+    out += sorted(run, key=combining)
     return "".join(out)
 
 
@@ -239,12 +196,14 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def _check_text(text: object, name: str) -> None:
-    """Refuse what ``tokenizers`` refuses: a non-str, and a str with lone surrogates (it
-    cannot become UTF-8): the same ``UnicodeEncodeError`` as ``normalize_str``."""
+    """Refuse what ``tokenizers`` refuses: a non-str, and a str with lone
+    surrogates (it cannot become UTF-8): the same ``UnicodeEncodeError`` as
+    ``normalize_str``."""
     if not isinstance(text, str):
         raise TypeError(f"{name} must be str, not {type(text).__name__}")
     if not text.isascii() and _SURROGATE.search(text):
-        text.encode("utf-8")  # raises: 'utf-8' codec can't encode character ... in position
+        # raises: 'utf-8' codec can't encode character ... in position
+        text.encode("utf-8")
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -330,6 +289,9 @@ _SPACES = {ord(ch): " " for ch in WHITESPACE}
 _punctuation_cache: dict[str, bool] = {}
 
 
+# The book shows this function, in a code column 79 characters wide: between
+# "fmt: off" and "fmt: on" it keeps the line breaks written for it.
+# fmt: off
 def wordpiece_word(
     word: str,
     vocab: Mapping[str, int] | set[str] | frozenset[str],
@@ -341,11 +303,12 @@ def wordpiece_word(
 ) -> list[str]:
     """Greedy longest-match-first WordPiece of one normalized word.
 
-    From the left, take the longest piece in ``vocab`` (with ``prefix`` after the first piece),
-    then go on after it. If some position cannot be matched at all, the whole word becomes
-    ``[unk_token]``: no partial pieces. So does a word longer than ``max_chars`` characters.
-    ``max_piece_chars`` (the longest vocabulary entry, prefix included) only makes the search
-    shorter; leaving it out gives the same answer.
+    From the left, take the longest piece in ``vocab`` (with ``prefix``
+    after the first piece), then go on after it. If some position cannot be
+    matched at all, the whole word becomes ``[unk_token]``: no partial
+    pieces. So does a word longer than ``max_chars`` characters.
+    ``max_piece_chars`` (the longest vocabulary entry, prefix included) only
+    makes the search shorter; leaving it out gives the same answer.
 
     >>> wordpiece_word("playing", {"play": 0, "##ing": 1, "p": 2})
     ['play', '##ing']
@@ -360,17 +323,21 @@ def wordpiece_word(
     while start < len(word):
         end = len(word)
         if max_piece_chars is not None:
-            end = min(end, start + max_piece_chars - (len(prefix) if start else 0))
+            end = min(
+                end, start + max_piece_chars - (len(prefix) if start else 0)
+            )
         while end > start:
             piece = word[start:end] if start == 0 else prefix + word[start:end]
             if piece in vocab:
                 break
             end -= 1
         else:
-            return [unk_token]  # nothing matches here: the whole word is unknown
+            # nothing matches here: the whole word is unknown
+            return [unk_token]
         pieces.append(piece)
         start = end
     return pieces
+# fmt: on
 
 
 def load_vocab(path: str | Path) -> dict[str, int]:

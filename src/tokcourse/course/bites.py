@@ -44,29 +44,38 @@ Encode = Callable[[str], list[int]]
 FORMATS: tuple[str, ...] = ("json", "compact_json", "yaml", "csv")
 
 
+# The book shows some of these functions, in a code column 79 characters wide:
+# between "fmt: off" and "fmt: on" they keep the line breaks written for it.
+# fmt: off
 def unstable_prefixes(text: str, encode: Encode) -> list[int]:
-    """Every prefix length k (in characters) whose encoding is not a prefix of the text's.
+    """Every prefix length k (in characters) whose encoding is not a prefix
+    of the text's.
 
-    For k = 1 .. len(text), compare ``encode(text[:k])`` with ``encode(text)``: the prefix is
-    *unstable* when its ids are not the first ids of the full encoding, that is when a prompt
-    cut after k characters ends in a token the full text does not contain there (usually the
-    last one: a word cut in half, or a space the next word would have carried). The full text
-    itself is always stable, and so is the empty prefix, which is not listed. Lengths come in
-    increasing order.
+    For k = 1 .. len(text), compare ``encode(text[:k])`` with
+    ``encode(text)``: the prefix is *unstable* when its ids are not the
+    first ids of the full encoding, that is when a prompt cut after k
+    characters ends in a token the full text does not contain there
+    (usually the last one: a word cut in half, or a space the next word
+    would have carried). The full text itself is always stable, and so is
+    the empty prefix, which is not listed. Lengths come in increasing order.
 
     >>> unstable_prefixes("aa", lambda s: [len(s)])  # "a" -> [1], "aa" -> [2]
     [1]
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a str, not {type(text).__name__}: {text!r}")
+        raise TypeError(
+            f"text must be a str, not {type(text).__name__}: {text!r}"
+        )
     full = list(encode(text))
     unstable = []
     for k in range(1, len(text) + 1):
         ids = list(encode(text[:k]))
-        # subtle: a longer prefix can encode to *more* ids than the full text near a cut
+        # subtle: a longer prefix can encode to *more* ids than the full
+        # text near a cut
         if ids != full[: len(ids)]:
             unstable.append(k)
     return unstable
+# fmt: on
 
 
 def digit_groups(number: str, decode: Callable[[int], bytes], ids: Sequence[int]) -> str:
@@ -142,33 +151,55 @@ def misaligned(texts: Sequence[str], encode: Encode, n_digits: Callable[[int], i
     return float(np.mean([not (marks[i] == marks[i + n] == marks[i + 2 * n]) for i in range(n)]))
 
 
+# fmt: off
 def _check_records(records: Sequence[dict]) -> list[str]:
-    """The shared keys of ``records``; ValueError naming the first record that differs."""
-    if not isinstance(records, Sequence) or isinstance(records, str | bytes) or not records:
-        raise ValueError(f"records must be a non-empty list of dicts, got {records!r}")
+    """The shared keys of ``records``; ValueError naming the first record
+    that differs."""
+    if (
+        not isinstance(records, Sequence)
+        or isinstance(records, str | bytes)
+        or not records
+    ):
+        raise ValueError(
+            f"records must be a non-empty list of dicts, got {records!r}"
+        )
     keys = list(records[0])
     for i, record in enumerate(records):
         if not isinstance(record, dict) or list(record) != keys:
-            raise ValueError(f"record {i} ({record!r}) does not have the keys {keys} in order")
+            raise ValueError(
+                f"record {i} ({record!r}) does not have the keys {keys} "
+                "in order"
+            )
         for key, value in record.items():
-            if not isinstance(value, str | int | float) or isinstance(value, bool):
-                raise ValueError(f"record {i}: value {value!r} of {key!r} is not a str or number")
+            if (
+                not isinstance(value, str | int | float)
+                or isinstance(value, bool)
+            ):
+                raise ValueError(
+                    f"record {i}: value {value!r} of {key!r} "
+                    "is not a str or number"
+                )
     return keys
+# fmt: on
 
 
+# fmt: off
 def render_records(records: Sequence[dict], fmt: str) -> str:
-    """The records (dicts with the same keys in the same order) written in format ``fmt``.
+    """The records (dicts with the same keys in the same order) written in
+    format ``fmt``.
 
     - ``"json"``: ``json.dumps(records, indent=2, ensure_ascii=False)``;
-    - ``"compact_json"``: ``json.dumps(records, separators=(",", ":"), ensure_ascii=False)``;
-    - ``"yaml"``: one line per key, ``"- key: value"`` for a record's first key and
-      ``"  key: value"`` for the others, the value written by ``json.dumps(value,
-      ensure_ascii=False)`` (strings in double quotes, valid YAML), lines joined by ``"\\n"``;
-    - ``"csv"``: ``csv.writer`` with ``lineterminator="\\n"``: a header row of the keys, then
-      one row per record.
+    - ``"compact_json"``: ``json.dumps(records, separators=(",", ":"),
+      ensure_ascii=False)``;
+    - ``"yaml"``: one line per key, ``"- key: value"`` for a record's first
+      key and ``"  key: value"`` for the others, the value written by
+      ``json.dumps(value, ensure_ascii=False)`` (strings in double quotes,
+      valid YAML), lines joined by ``"\\n"``;
+    - ``"csv"``: ``csv.writer`` with ``lineterminator="\\n"``: a header row
+      of the keys, then one row per record.
 
-    Raises ValueError for an unknown format, an empty list, records whose keys differ, or a
-    value that is not a str, int or float.
+    Raises ValueError for an unknown format, an empty list, records whose
+    keys differ, or a value that is not a str, int or float.
 
     >>> print(render_records([{"a": 1, "b": "x"}], "yaml"))
     - a: 1
@@ -178,28 +209,38 @@ def render_records(records: Sequence[dict], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(list(records), indent=2, ensure_ascii=False)
     if fmt == "compact_json":
-        return json.dumps(list(records), separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(
+            list(records), separators=(",", ":"), ensure_ascii=False
+        )
     if fmt == "yaml":
         return "\n".join(
-            f"{'- ' if j == 0 else '  '}{key}: {json.dumps(record[key], ensure_ascii=False)}"
+            f"{'- ' if j == 0 else '  '}{key}: "
+            f"{json.dumps(record[key], ensure_ascii=False)}"
             for record in records
             for j, key in enumerate(keys)
         )
     if fmt == "csv":
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")  # csv's default ends rows in "\r\n"
+        # csv's default ends rows in "\r\n"
+        writer = csv.writer(out, lineterminator="\n")
         writer.writerow(keys)
         writer.writerows([record[key] for key in keys] for record in records)
         return out.getvalue()
-    raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    raise ValueError(
+        f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}"
+    )
+# fmt: on
 
 
 def format_costs(records: Sequence[dict], encode: Encode) -> dict[str, int]:
-    """Tokens of ``records`` in each of :data:`FORMATS`: {format: len(encode(text))}.
+    """Tokens of ``records`` in each of :data:`FORMATS`:
+    {format: len(encode(text))}.
 
-    The texts are :func:`render_records`'s, keys in the order of :data:`FORMATS`.
+    The texts are :func:`render_records`'s, keys in the order of
+    :data:`FORMATS`.
 
-    >>> format_costs([{"a": 1}], lambda s: list(s.encode()))  # one token per byte
+    >>> one_per_byte = lambda s: list(s.encode())
+    >>> format_costs([{"a": 1}], one_per_byte)
     {'json': 22, 'compact_json': 9, 'yaml': 6, 'csv': 4}
     """
     return {fmt: len(encode(render_records(records, fmt))) for fmt in FORMATS}

@@ -34,10 +34,18 @@ __all__ = [
 ]
 
 
-def train_on_chunks(chunks: Mapping[str, int], vocab_size: int) -> dict[tuple[int, int], int]:
-    """Learn ``vocab_size - 256`` merges from ``{chunk: how often it occurs}``.
+# The book shows some of these functions, in a code column 79 characters wide:
+# between "fmt: off" and "fmt: on" they keep the line breaks written for it.
+# fmt: off
+def train_on_chunks(
+    chunks: Mapping[str, int],
+    vocab_size: int,
+) -> dict[tuple[int, int], int]:
+    """Learn ``vocab_size - 256`` merges from
+    ``{chunk: how often it occurs}``.
 
-    Pairs are counted inside each chunk, times the chunk's count; never across chunks.
+    Pairs are counted inside each chunk, times the chunk's count; never
+    across chunks.
 
     >>> train_on_chunks({"ab": 2, "ba": 1}, 257)
     {(97, 98): 256}
@@ -50,24 +58,35 @@ def train_on_chunks(chunks: Mapping[str, int], vocab_size: int) -> dict[tuple[in
         for chunk, count in chunks.items():
             for pair, n in bpe.get_stats(ids[chunk]).items():
                 stats[pair] = stats.get(pair, 0) + n * count
-        pair = bpe.most_frequent_pair(stats, vocab)  # the tie rule of chapter 02
-        ids = {chunk: bpe.merge(chunk_ids, pair, idx) for chunk, chunk_ids in ids.items()}
+        # the tie rule of chapter 02
+        pair = bpe.most_frequent_pair(stats, vocab)
+        ids = {
+            chunk: bpe.merge(chunk_ids, pair, idx)
+            for chunk, chunk_ids in ids.items()
+        }
         merges[pair] = idx
         vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
     return merges
+# fmt: on
 
 
 def encode_chunk(
-    chunk: bytes, merges: Mapping[tuple[int, int], int], byte_shuffle: Sequence[int]
+    chunk: bytes,
+    merges: Mapping[tuple[int, int], int],
+    byte_shuffle: Sequence[int],
 ) -> list[int]:
-    """The ids of one chunk: its bytes as one-byte token ids, then BPE, lowest merge id first.
+    """The ids of one chunk: its bytes as one-byte token ids, then BPE,
+    lowest merge id first.
 
     >>> encode_chunk(b"aab", {(97, 97): 256}, range(256))
     [256, 98]
     """
     ids = [byte_shuffle[b] for b in chunk]
     while len(ids) >= 2:
-        pair = min(zip(ids, ids[1:], strict=False), key=lambda p: merges.get(p, float("inf")))
+        pair = min(
+            zip(ids, ids[1:], strict=False),
+            key=lambda p: merges.get(p, float("inf")),
+        )
         if pair not in merges:
             break  # no neighbouring pair is a merge
         ids = bpe.merge(ids, pair, merges[pair])
@@ -75,77 +94,105 @@ def encode_chunk(
 
 
 def shuffled_vocab(
-    merges: Mapping[tuple[int, int], int], byte_shuffle: Sequence[int]
+    merges: Mapping[tuple[int, int], int],
+    byte_shuffle: Sequence[int],
 ) -> dict[int, bytes]:
-    """The bytes behind every id: one-byte token ``b`` at id ``byte_shuffle[b]``, then merges.
+    """The bytes behind every id: one-byte token ``b`` at id
+    ``byte_shuffle[b]``, then merges.
 
-    >>> shuffled_vocab({(1, 0): 256}, [1, 0] + list(range(2, 256)))[256]
+    >>> swap = [1, 0] + list(range(2, 256))
+    >>> shuffled_vocab({(1, 0): 256}, swap)[256]
     b'\\x00\\x01'
     """
     vocab = {idx: bytes([b]) for b, idx in enumerate(byte_shuffle)}
-    for (a, b), idx in merges.items():  # in the order learned: both halves are known
+    # in the order learned: both halves are known
+    for (a, b), idx in merges.items():
         vocab[idx] = vocab[a] + vocab[b]
     return vocab
 
 
 def decode_with_specials(
-    ids: Sequence[int], vocab: Mapping[int, bytes], special_tokens: Mapping[str, int]
+    ids: Sequence[int],
+    vocab: Mapping[int, bytes],
+    special_tokens: Mapping[str, int],
 ) -> str:
-    """The text behind ``ids``; a special token's id gives its name; bad UTF-8 gives "�".
+    """The text behind ``ids``; a special token's id gives its name; bad
+    UTF-8 gives "�".
 
-    >>> decode_with_specials([104, 105, 300], {104: b"h", 105: b"i"}, {"<|end|>": 300})
+    >>> vocab = {104: b"h", 105: b"i"}
+    >>> decode_with_specials([104, 105, 300], vocab, {"<|end|>": 300})
     'hi<|end|>'
     """
     names = {idx: name.encode("utf-8") for name, idx in special_tokens.items()}
     data = b"".join(vocab[i] if i in vocab else names[i] for i in ids)
-    return data.decode("utf-8", errors="replace")  # join first: a character may span tokens
+    # join first: a character may span tokens
+    return data.decode("utf-8", errors="replace")
 
 
+# fmt: off
 def save_text(
     pattern: str,
     byte_shuffle: Sequence[int],
     special_tokens: Mapping[str, int],
     merges: Mapping[tuple[int, int], int],
 ) -> str:
-    """The tables as the text of a model file: one field or one table row per line.
+    """The tables as the text of a model file: one field or one table row
+    per line.
 
-    >>> save_text("\\w+", range(256), {"<|end|>": 257}, {(97, 98): 256}).splitlines()[2:]
+    >>> text = save_text("\\w+", range(256), {"<|end|>": 257}, {(97, 98): 256})
+    >>> text.splitlines()[2:]
     ['special 1', '"<|end|>" 257', 'merges 1', '97 98 256']
     """
-    lines = ["pattern " + json.dumps(pattern)]  # JSON: a pattern may hold any character
+    # JSON: a pattern may hold any character
+    lines = ["pattern " + json.dumps(pattern)]
     lines.append("bytes " + " ".join(map(str, byte_shuffle)))
     lines.append(f"special {len(special_tokens)}")
-    lines += [f"{json.dumps(name)} {idx}" for name, idx in special_tokens.items()]
+    lines += [
+        f"{json.dumps(name)} {idx}" for name, idx in special_tokens.items()
+    ]
     lines.append(f"merges {len(merges)}")
-    lines += [f"{a} {b} {idx}" for (a, b), idx in merges.items()]  # in the order learned
+    # in the order learned
+    lines += [f"{a} {b} {idx}" for (a, b), idx in merges.items()]
     return "\n".join(lines) + "\n"
+# fmt: on
 
 
+# fmt: off
 def load_text(
     text: str,
 ) -> tuple[str, tuple[int, ...], dict[str, int], dict[tuple[int, int], int]]:
-    """``(pattern, byte_shuffle, special_tokens, merges)`` from the text of :func:`save_text`.
+    """``(pattern, byte_shuffle, special_tokens, merges)`` from the text of
+    :func:`save_text`.
 
     >>> load_text(save_text("x", range(256), {}, {(97, 98): 256}))[3]
     {(97, 98): 256}
     """
     lines = iter(text.splitlines())
     pattern = json.loads(next(lines).removeprefix("pattern "))
-    byte_shuffle = tuple(int(i) for i in next(lines).removeprefix("bytes ").split())
+    byte_shuffle = tuple(
+        int(i) for i in next(lines).removeprefix("bytes ").split()
+    )
     special_tokens = {}
     for _ in range(int(next(lines).removeprefix("special "))):
-        name, idx = next(lines).rsplit(" ", 1)  # the name's JSON may hold spaces: split last
+        # the name's JSON may hold spaces: split last
+        name, idx = next(lines).rsplit(" ", 1)
         special_tokens[json.loads(name)] = int(idx)
     merges = {}
     for _ in range(int(next(lines).removeprefix("merges "))):
         a, b, idx = map(int, next(lines).split())
         merges[(a, b)] = idx
     return pattern, byte_shuffle, special_tokens, merges
+# fmt: on
 
 
-def pieces_to_ids(pieces: Sequence[str], piece_ids: Mapping[str, int]) -> list[int]:
-    """The ids of SentencePiece pieces; a piece not in the vocabulary falls back to the ids
-    of its UTF-8 bytes, the pieces ``<0x00>`` to ``<0xFF>`` (byte fallback).
+# fmt: off
+def pieces_to_ids(
+    pieces: Sequence[str],
+    piece_ids: Mapping[str, int],
+) -> list[int]:
+    """The ids of SentencePiece pieces; a piece not in the vocabulary falls
+    back to the ids of its UTF-8 bytes, the pieces ``<0x00>`` to ``<0xFF>``
+    (byte fallback).
 
     >>> pieces_to_ids(["▁a", "é"], {"▁a": 5, "<0xC3>": 198, "<0xA9>": 172})
     [5, 198, 172]
@@ -154,6 +201,11 @@ def pieces_to_ids(pieces: Sequence[str], piece_ids: Mapping[str, int]) -> list[i
     for piece in pieces:
         if piece in piece_ids:
             ids.append(piece_ids[piece])
-        else:  # byte fallback: one id per UTF-8 byte, the hex digits in upper case
-            ids.extend(piece_ids[f"<0x{b:02X}>"] for b in piece.encode("utf-8"))
+        else:
+            # byte fallback: one id per UTF-8 byte, the hex digits in upper
+            # case
+            ids.extend(
+                piece_ids[f"<0x{b:02X}>"] for b in piece.encode("utf-8")
+            )
     return ids
+# fmt: on

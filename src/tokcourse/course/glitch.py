@@ -33,33 +33,45 @@ if TYPE_CHECKING:
 NEVER_IN_UTF8: frozenset[int] = frozenset({0xC0, 0xC1, *range(0xF5, 0x100)})
 
 
+# The book shows some of these functions, in a code column 79 characters wide:
+# between "fmt: off" and "fmt: on" they keep the line breaks written for it.
+# fmt: off
 def is_partial_utf8(token_bytes: bytes) -> bool:
-    """Whether a token's bytes are *not* valid UTF-8 on their own (a piece of a character).
+    """Whether a token's bytes are *not* valid UTF-8 on their own (a piece of
+    a character).
 
-    Strict UTF-8, as Python's decoder checks it: a character cut at either end, a stray
-    continuation byte, an overlong form, an encoded surrogate or a byte that UTF-8 never uses
-    all make the token partial. The empty byte string is valid (it decodes to ``""``).
+    Strict UTF-8, as Python's decoder checks it: a character cut at either
+    end, a stray continuation byte, an overlong form, an encoded surrogate
+    or a byte that UTF-8 never uses all make the token partial. The empty
+    byte string is valid (it decodes to ``""``).
 
-    >>> is_partial_utf8(b" \\xe2\\x82"), is_partial_utf8(b" \\xe2\\x82\\xac")  # ' €' cut, whole
+    >>> # ' €' cut short, then whole
+    >>> is_partial_utf8(b" \\xe2\\x82"), is_partial_utf8(b" \\xe2\\x82\\xac")
     (True, False)
     """
     if not isinstance(token_bytes, bytes):
-        raise TypeError(f"token_bytes must be bytes, not {type(token_bytes).__name__}")
+        raise TypeError(
+            f"token_bytes must be bytes, not {type(token_bytes).__name__}"
+        )
     try:
         token_bytes.decode("utf-8")  # strict: any invalid sequence raises
     except UnicodeDecodeError:
         return True
     return False
+# fmt: on
 
 
+# fmt: off
 def is_reachable(token_id: int, encoding: tiktoken.Encoding) -> bool:
-    """Whether some text encodes to exactly this one token: ``encode_ordinary(text) == [id]``.
+    """Whether some text encodes to exactly this one token:
+    ``encode_ordinary(text) == [id]``.
 
-    The only candidate text is the token's own: its bytes decoded as (strict) UTF-8. A token
-    whose bytes are not valid UTF-8 is unreachable (no ``str`` has those bytes), and so is one
-    whose text the encoder cuts differently, for instance because the split pattern divides it.
-    Special tokens are unreachable too: ordinary text never becomes a special id. Raises
-    ValueError for an id that is not a token of ``encoding``.
+    The only candidate text is the token's own: its bytes decoded as
+    (strict) UTF-8. A token whose bytes are not valid UTF-8 is unreachable
+    (no ``str`` has those bytes), and so is one whose text the encoder cuts
+    differently, for instance because the split pattern divides it. Special
+    tokens are unreachable too: ordinary text never becomes a special id.
+    Raises ValueError for an id that is not a token of ``encoding``.
 
     >>> import tiktoken
     >>> gpt2 = tiktoken.get_encoding("gpt2")
@@ -67,16 +79,23 @@ def is_reachable(token_id: int, encoding: tiktoken.Encoding) -> bool:
     (True, False)
     """
     if isinstance(token_id, bool) or not isinstance(token_id, int):
-        raise TypeError(f"token_id must be an int, not {type(token_id).__name__} {token_id!r}")
+        raise TypeError(
+            "token_id must be an int, "
+            f"not {type(token_id).__name__} {token_id!r}"
+        )
     try:
         data = encoding.decode_single_token_bytes(token_id)
-    except (KeyError, OverflowError):  # a gap in the id space, or a negative or huge id
-        raise ValueError(f"token_id {token_id} is not a token of {encoding.name!r}") from None
+    except (KeyError, OverflowError):
+        # a gap in the id space, or a negative or huge id
+        raise ValueError(
+            f"token_id {token_id} is not a token of {encoding.name!r}"
+        ) from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return False
     return encoding.encode_ordinary(text) == [token_id]
+# fmt: on
 
 
 def ordinary_tokens(encoding: tiktoken.Encoding) -> dict[int, bytes]:
@@ -125,41 +144,69 @@ def wordpiece_ruled_out(token: str, tokenizer: Any) -> bool:
     return pieces != [text]
 
 
-def _check_embeddings(embeddings: np.ndarray, reference_ids: Iterable[int]) -> list[int]:
+# fmt: off
+def _check_embeddings(
+    embeddings: np.ndarray,
+    reference_ids: Iterable[int],
+) -> list[int]:
     if not isinstance(embeddings, np.ndarray) or embeddings.ndim != 2:
         shape = getattr(embeddings, "shape", type(embeddings).__name__)
-        raise ValueError(f"embeddings must be a 2-D numpy array (tokens x dims), got {shape}")
+        raise ValueError(
+            "embeddings must be a 2-D numpy array (tokens x dims), "
+            f"got {shape}"
+        )
     refs = list(reference_ids)
     if not refs:
-        raise ValueError("reference_ids is empty: at least one row must serve as the reference")
+        raise ValueError(
+            "reference_ids is empty: "
+            "at least one row must serve as the reference"
+        )
     n = embeddings.shape[0]
     for r in refs:
-        if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not 0 <= r < n:
-            raise ValueError(f"reference id {r!r} is not a row of embeddings (0..{n - 1})")
+        if (
+            isinstance(r, bool)
+            or not isinstance(r, (int, np.integer))
+            or not 0 <= r < n
+        ):
+            raise ValueError(
+                f"reference id {r!r} is not a row of embeddings (0..{n - 1})"
+            )
     return [int(r) for r in refs]
+# fmt: on
 
 
-def untrained_distance(embeddings: np.ndarray, reference_ids: Sequence[int]) -> np.ndarray:
-    """Euclidean distance of every row to the mean of the reference rows (float64).
+def untrained_distance(
+    embeddings: np.ndarray,
+    reference_ids: Sequence[int],
+) -> np.ndarray:
+    """Euclidean distance of every row to the mean of the reference rows
+    (float64).
 
-    The reference rows are tokens known to be untrained (BERT's ``[unused…]``); a small
-    distance means "looks like them". Raises ValueError for a matrix that is not 2-D, an empty
-    reference or a reference id out of range.
+    The reference rows are tokens known to be untrained (BERT's
+    ``[unused…]``); a small distance means "looks like them". Raises
+    ValueError for a matrix that is not 2-D, an empty reference or a
+    reference id out of range.
 
     >>> untrained_distance(np.array([[0.0, 0.0], [3.0, 4.0]]), [0]).tolist()
     [0.0, 5.0]
     """
     refs = _check_embeddings(embeddings, reference_ids)
-    rows = embeddings.astype(np.float64)  # a copy: the caller's matrix is never changed
+    # a copy: the caller's matrix is never changed
+    rows = embeddings.astype(np.float64)
     centre = rows[refs].mean(axis=0)
     return np.sqrt(((rows - centre) ** 2).sum(axis=1))
 
 
-def rank_by_untrained(embeddings: np.ndarray, reference_ids: Sequence[int]) -> list[int]:
-    """Every row id, closest to the mean of the reference rows first (Euclidean distance).
+def rank_by_untrained(
+    embeddings: np.ndarray,
+    reference_ids: Sequence[int],
+) -> list[int]:
+    """Every row id, closest to the mean of the reference rows first
+    (Euclidean distance).
 
-    All rows are ranked, the reference rows included; equal distances keep the smaller id
-    first. The result is a list of Python ints, a permutation of ``range(len(embeddings))``.
+    All rows are ranked, the reference rows included; equal distances keep
+    the smaller id first. The result is a list of Python ints, a
+    permutation of ``range(len(embeddings))``.
 
     >>> rank_by_untrained(np.array([[5.0], [0.0], [1.0], [-1.0]]), [1])
     [1, 2, 3, 0]

@@ -58,24 +58,33 @@ def compression_ratio(text: str, encode: Callable[[str], Sequence[int]]) -> floa
     return len(text.encode("utf-8")) / n_tokens
 
 
+# The book shows some of these functions, in a code column 79 characters wide:
+# between "fmt: off" and "fmt: on" they keep the line breaks written for it.
+# fmt: off
 def _count(value: object, name: str, smallest: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}: {value!r:.40}")
+        raise TypeError(
+            f"{name} must be an int, "
+            f"got {type(value).__name__}: {value!r:.40}"
+        )
     if value < smallest:
         raise ValueError(f"{name} must be at least {smallest}, got {value}")
     return int(value)
+# fmt: on
 
 
+# fmt: off
 def flops_per_byte(
     body_params: int, d_model: int, vocab_size: int, bytes_per_token: float
 ) -> float:
     """Floating-point operations of one forward pass per UTF-8 byte of text.
 
-    Per token, the body (every layer between the embedding and the LM head) costs 2 operations
-    per parameter (a multiply and an add), and the LM head ``2 * d_model * vocab_size`` (one
-    logit per token id); the embedding lookup copies a row and costs none. A tokenizer that
-    covers ``bytes_per_token`` bytes with each token divides that cost per byte. The part of
-    attention that grows with the context is left out.
+    Per token, the body (every layer between the embedding and the LM head)
+    costs 2 operations per parameter (a multiply and an add), and the LM
+    head ``2 * d_model * vocab_size`` (one logit per token id); the
+    embedding lookup copies a row and costs none. A tokenizer that covers
+    ``bytes_per_token`` bytes with each token divides that cost per byte.
+    The part of attention that grows with the context is left out.
 
     >>> flops_per_byte(1_000, 8, 100, 4.0)  # (2 * 1,000 + 2 * 8 * 100) / 4
     900.0
@@ -86,11 +95,17 @@ def flops_per_byte(
     if isinstance(bytes_per_token, bool) or not isinstance(
         bytes_per_token, (int, float, np.integer, np.floating)
     ):
-        raise TypeError(f"bytes_per_token must be a number, got {bytes_per_token!r:.40}")
+        raise TypeError(
+            f"bytes_per_token must be a number, got {bytes_per_token!r:.40}"
+        )
     if not (math.isfinite(bytes_per_token) and bytes_per_token > 0):
-        raise ValueError(f"bytes_per_token must be a positive number, got {bytes_per_token!r}")
+        raise ValueError(
+            "bytes_per_token must be a positive number, "
+            f"got {bytes_per_token!r}"
+        )
     per_token = 2 * body + 2 * d * vocab
     return per_token / float(bytes_per_token)
+# fmt: on
 
 
 def _check_merges(merges: object) -> dict[tuple[int, int], int]:

@@ -46,10 +46,12 @@ def parse_tiktoken_ranks(data: bytes, where: object = "<bytes>") -> dict[bytes, 
 
 
 def bytes_to_unicode() -> dict[int, str]:
-    """GPT-2's byte -> printable character table (used in vocab.bpe and encoder.json).
+    """GPT-2's byte -> printable character table (used in vocab.bpe and
+    encoder.json).
 
-    Printable bytes map to themselves; the other 68 (space, control, ...) map to chr(256 + n)
-    in byte order, so every byte sequence becomes a visible, whitespace-free string.
+    Printable bytes map to themselves; the other 68 (space, control, ...)
+    map to chr(256 + n) in byte order, so every byte sequence becomes a
+    visible, whitespace-free string.
 
     Example: ``bytes_to_unicode()[ord(" ")]  # 'Ġ'``
     """
@@ -68,13 +70,17 @@ def bytes_to_unicode() -> dict[int, str]:
 
 
 def byte_rank(b: int) -> int:
-    """The id of the one-byte token ``b`` in GPT-2's tables (GPT-4's and GPT-4o's too).
+    """The id of the one-byte token ``b`` in GPT-2's tables (GPT-4's and
+    GPT-4o's too).
 
-    It is the byte's place in :func:`bytes_to_unicode`'s order: the visible bytes first, in
-    byte order (so ``"!"`` is 0), then the 68 moved ones, in byte order (so byte 0 is 188).
+    It is the byte's place in :func:`bytes_to_unicode`'s order: the visible
+    bytes first, in byte order (so ``"!"`` is 0), then the 68 moved ones, in
+    byte order (so byte 0 is 188).
 
-    >>> byte_rank(ord("!")), byte_rank(ord("a")), byte_rank(0), byte_rank(ord(" "))
-    (0, 64, 188, 220)
+    >>> byte_rank(ord("!")), byte_rank(ord("a"))
+    (0, 64)
+    >>> byte_rank(0), byte_rank(ord(" "))
+    (188, 220)
     """
     return list(bytes_to_unicode()).index(b)
 
