@@ -14,7 +14,7 @@ needs two things, written here into one data file, ``data/bert_uncased.js``, tha
    browser's): control characters (dropped), white space, CJK blocks, punctuation, category Mn
    (stripped accents), canonical decompositions (Hangul syllables are computed), canonical
    combining classes, lower case, and the package's overrides (characters the crate sees
-   differently from Python's tables, see ``_overrides`` in ``tokcourse/wordpiece.py``).
+   differently from Python's tables, see ``_overrides`` in ``tokcourse/wordpiece_tables.py``).
    Compactly: hex ranges ``A-B`` as ``tokcourse.unicode_pin.parse_ranges`` reads them, and
    only the code points that are not identity.
 
