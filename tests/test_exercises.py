@@ -146,7 +146,7 @@ def test_not_a_function():
     ("bug_id", "smallest", "hint"),
     [
         ("merge-no-bounds-check", "merge([1], (1, 2), 9)", "ids[i + 1]"),
-        ("merge-overlap-both", "merge([5, 5, 5], (5, 5), 6)", "overlap"),
+        ("merge-overlap-both", "merge([7, 7, 7], (7, 7), 99)", "overlap"),
         ("encode-guard-outside-loop", "encode('e ', {(101, 32): 256})", "len(ids) >= 2"),
         ("encode-max-not-min", "encode('aab',", "lowest merge id"),
         ("train-ties-by-dict-order", "train('abcd', 258)", "tie rule"),

@@ -88,8 +88,9 @@ def _merge_cases() -> Iterator[Case]:
         Case(([1, 2], (1, 2), 9)),
         Case(([2, 1], (1, 2), 9)),
         Case(([3, 1], (1, 2), 9)),  # the last id starts the pair: no ids[i + 1] to compare
-        Case(([5, 5, 5], (5, 5), 6), rule="only the leftmost one merges"),
-        Case(([5, 5, 5, 5], (5, 5), 6), rule="only the leftmost one merges"),
+        # overlapping occurrences: the rules of the text leave one answer, [99, 7]
+        Case(([7, 7, 7], (7, 7), 99), rule="merging each occurrence as you meet it"),
+        Case(([5, 5, 5, 5], (5, 5), 6), rule="merging each occurrence as you meet it"),
         Case(([1, 2, 3, 1, 2], (1, 2), 4)),
         Case(([1, 2, 2, 1], (2, 1), 256)),
     )
