@@ -1104,6 +1104,44 @@ def _(ids, merges):
     return bpe.decode(bpe.encode(text, merges), vocab) == text
 
 
+# --- encode_two_bytes --------------------------------------------------------------------------
+
+
+@bug("encode_two_bytes", "two-bytes-no-markers", "the bits without 110 and 10 in front",
+     hint="the first byte must start with 110")  # fmt: skip
+def _(cp):
+    return bytes([cp >> 6, cp & 0b111111])
+
+
+@bug("encode_two_bytes", "two-bytes-swapped", "the low 6 bits in the first byte",
+     hint="the first byte carries the highest 5")  # fmt: skip
+def _(cp):
+    return bytes([0b11000000 | (cp & 0b111111), 0b10000000 | (cp >> 6)])
+
+
+@bug("encode_two_bytes", "two-bytes-split-6-5", "6 bits in the lead byte, 5 in the other",
+     hint="put the first 5 after 110")  # fmt: skip
+def _(cp):
+    return bytes([0b11000000 | ((cp >> 5) & 0b11111), 0b10000000 | (cp & 0b11111)])
+
+
+@bug("encode_two_bytes", "two-bytes-no-mask", "forgets to keep only the low 6 bits",
+     hint="keeps only the low 6 bits")  # fmt: skip
+def _(cp):
+    return bytes([0b11000000 | (cp >> 6), 0b10000000 | cp])
+
+
+@bug("encode_two_bytes", "two-bytes-three-byte-marker", "starts the lead byte with 1110",
+     hint="the first byte must start with 110")  # fmt: skip
+def _(cp):
+    return bytes([0b11100000 | (cp >> 6), 0b10000000 | (cp & 0b111111)])
+
+
+@bug("encode_two_bytes", "two-bytes-list", "returns a list of ints, not bytes")
+def _(cp):
+    return [0b11000000 | (cp >> 6), 0b10000000 | (cp & 0b111111)]
+
+
 # --- utf8_encode -------------------------------------------------------------------------------
 
 

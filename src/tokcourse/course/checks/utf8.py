@@ -1,4 +1,4 @@
-"""Chapter 01: UTF-8 by hand (utf8_encode, byte_kind, utf8_decode).
+"""Chapter 01: UTF-8 by hand (encode_two_bytes, utf8_encode, byte_kind, utf8_decode).
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -21,6 +21,64 @@ from tokcourse.course.exercises import (
     Raised,
     list_of,
 )
+
+# --- encode_two_bytes --------------------------------------------------------------------------
+
+
+def _two_bytes_cases() -> Iterator[Case]:
+    # the ends of the 2-byte form, characters of the chapter, the edges of a byte's worth
+    for cp in (0x80, 0xE9, 0xFF, 0x100, 0x3FF, 0x400, 0x416, 0x627, 0x7FF):
+        yield Case((cp,))
+    rng = random.Random(10)
+    for _ in range(40):
+        yield Case((rng.randint(0x80, 0x7FF),))
+
+
+def _two_bytes_hint_length(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, bytes) and len(got) != 2:
+        return (
+            f"{len(got)} byte(s): every code point from 0x80 to 0x7FF takes exactly two, "
+            "110xxxxx 10xxxxxx."
+        )
+    return None
+
+
+def _two_bytes_hint_range(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, ValueError) and "256" in str(got):
+        return (
+            "a byte holds 0..255, so a value you passed to bytes() was too big: the second "
+            "byte keeps only the low 6 bits (code_point & 0b111111), the first only the "
+            "bits above them (code_point >> 6)."
+        )
+    return None
+
+
+def _two_bytes_hint_markers(case: Case, expected: Any, got: Any) -> str | None:
+    if not (isinstance(got, bytes) and len(got) == 2):
+        return None
+    if got[0] >> 5 != 0b110 or got[1] >> 6 != 0b10:
+        return (
+            "the markers are missing or wrong: the first byte must start with 110 "
+            "(0b11000000 | ...), the second with 10 (0b10000000 | ...)."
+        )
+    return None
+
+
+def _two_bytes_hint_bits(case: Case, expected: Any, got: Any) -> str | None:
+    if not (isinstance(got, bytes) and len(got) == 2):
+        return None
+    (cp,) = case.args
+    high, low = cp >> 6, cp & 0b111111
+    if high != low and (got[0] & 0b11111, got[1] & 0b111111) == (low & 0b11111, high):
+        return (
+            "the bits are in the wrong bytes: the first byte carries the highest 5 of the "
+            "11 bits (code_point >> 6), the second the lowest 6 (code_point & 0b111111)."
+        )
+    return (
+        f"{cp:#x} is {cp:011b} in 11 bits: put the first 5 after 110 in the first byte and "
+        "the last 6 after 10 in the second (code_point >> 6, code_point & 0b111111)."
+    )
+
 
 # --- utf8_encode -------------------------------------------------------------------------------
 
@@ -293,6 +351,22 @@ def _utf8_decode_hint_bits(case: Case, expected: Any, got: Any) -> str | None:
 #: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
 #: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
+    "encode_two_bytes": Entry(
+        "encode_two_bytes(code_point) -> bytes",
+        lambda: Exercise(
+            "encode_two_bytes",
+            utf8.encode_two_bytes,
+            _two_bytes_cases,
+            normalize=bytes,
+            returns=BYTES,
+            hints=(
+                _two_bytes_hint_length,
+                _two_bytes_hint_range,
+                _two_bytes_hint_markers,
+                _two_bytes_hint_bits,
+            ),
+        ),
+    ),
     "utf8_encode": Entry(
         "utf8_encode(code_point) -> bytes",
         lambda: Exercise(
