@@ -171,6 +171,20 @@ def _(ids, pair, idx):
     return out
 
 
+@bug("merge", "merge-right-to-left", "reads ids from the right: aaa -> a X",
+     hint="the leftmost one merges")  # fmt: skip
+def _(ids, pair, idx):
+    out, i = [], len(ids) - 1
+    while i >= 0:
+        if i > 0 and (ids[i - 1], ids[i]) == pair:
+            out.append(idx)
+            i -= 2
+        else:
+            out.append(ids[i])
+            i -= 1
+    return out[::-1]
+
+
 @bug("merge", "merge-first-only", "replaces only the first occurrence")
 def _(ids, pair, idx):
     ids = list(ids)
@@ -1135,6 +1149,13 @@ def _(cp):
      hint="the first byte must start with 110")  # fmt: skip
 def _(cp):
     return bytes([0b11100000 | (cp >> 6), 0b10000000 | (cp & 0b111111)])
+
+
+@bug("encode_two_bytes", "two-bytes-ten-digits", "pads the code point to 10 binary digits",
+     hint="pad to 11")  # fmt: skip
+def _(cp):
+    bits = f"{cp:010b}"
+    return bytes([int("110" + bits[:4], 2), int("10" + bits[4:], 2)])
 
 
 @bug("encode_two_bytes", "two-bytes-list", "returns a list of ints, not bytes")

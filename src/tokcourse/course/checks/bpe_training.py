@@ -135,6 +135,29 @@ def _merge_hint_overlap(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
+def _merge_right_to_left(ids: list, pair: tuple, idx: int) -> list:
+    """What a merge that reads ``ids`` from the right makes."""
+    out, i = [], len(ids) - 1
+    while i >= 0:
+        if i > 0 and (ids[i - 1], ids[i]) == pair:
+            out.append(idx)
+            i -= 2
+        else:
+            out.append(ids[i])
+            i -= 1
+    return out[::-1]
+
+
+def _merge_hint_right_to_left(case: Case, expected: Any, got: Any) -> str | None:
+    ids, pair, idx = case.args
+    if got == _merge_right_to_left(ids, pair, idx) != expected:
+        return (
+            f"you merged the rightmost of two overlapping occurrences ({got}). Read ids from "
+            "left to right and merge each occurrence as you meet it: the leftmost one merges."
+        )
+    return None
+
+
 def _merge_hint_step_one(case: Case, expected: Any, got: Any) -> str | None:
     ids, pair, idx = case.args
     if pair[0] != pair[1] and got == _merge_each_position(ids, pair, idx, step=1):
@@ -354,6 +377,7 @@ EXERCISES: dict[str, Entry] = {
             returns=list_of(INT),
             hints=(
                 _merge_hint_bounds,
+                _merge_hint_right_to_left,
                 _merge_hint_overlap,
                 _merge_hint_step_one,
                 _merge_hint_first_only,

@@ -53,6 +53,31 @@ def _two_bytes_hint_range(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
+def _two_bytes_by_width(cp: int, width: int) -> set[bytes]:
+    """What the string way gives with ``width`` binary digits instead of 11, cut either
+    keeping the last 6 for the second byte or the first 5 for the lead byte."""
+    bits = f"{cp:0{width}b}"
+    made = set()
+    for high, low in ((bits[:-6], bits[-6:]), (bits[:5], bits[5:11])):
+        try:
+            made.add(bytes([int("110" + high, 2), int("10" + low, 2)]))
+        except ValueError:  # a byte above 255
+            pass
+    return made
+
+
+def _two_bytes_hint_width(case: Case, expected: Any, got: Any) -> str | None:
+    (cp,) = case.args
+    for width in (8, 9, 10, 12, 16):
+        if got in _two_bytes_by_width(cp, width):
+            return (
+                f"the code point was written with {width} binary digits: the 2-byte form "
+                "holds exactly 11 (5 + 6), so pad to 11, f'{code_point:011b}', before you "
+                "cut it."
+            )
+    return None
+
+
 def _two_bytes_hint_markers(case: Case, expected: Any, got: Any) -> str | None:
     if not (isinstance(got, bytes) and len(got) == 2):
         return None
@@ -362,6 +387,7 @@ EXERCISES: dict[str, Entry] = {
             hints=(
                 _two_bytes_hint_length,
                 _two_bytes_hint_range,
+                _two_bytes_hint_width,
                 _two_bytes_hint_markers,
                 _two_bytes_hint_bits,
             ),
