@@ -129,7 +129,49 @@ def _(ids):
     return counts
 
 
+@bug("get_stats", "get-stats-skips-repeats", "i += 2 after a pair of two equal ids: no overlaps",
+     hint="Overlapping pairs count")  # fmt: skip
+def _(ids):
+    counts, i = {}, 0
+    while i + 1 < len(ids):
+        pair = (ids[i], ids[i + 1])
+        counts[pair] = counts.get(pair, 0) + 1
+        i += 2 if ids[i] == ids[i + 1] else 1
+    return counts
+
+
+@bug("get_stats", "get-stats-merge-style", "counts like merge: jumps past every repeated pair",
+     hint="Overlapping pairs count")  # fmt: skip
+def _(ids):
+    counts, i, last = {}, 0, None
+    while i + 1 < len(ids):
+        pair = (ids[i], ids[i + 1])
+        if pair == last and pair[0] == pair[1]:
+            last = None  # shares its first id with the pair just counted
+        else:
+            counts[pair] = counts.get(pair, 0) + 1
+            last = pair
+        i += 1
+    return counts
+
+
+@bug("get_stats", "get-stats-mutable-default", "counts={} as a default: calls share one dict",
+     hint="every call shares it")  # fmt: skip
+def _(ids, counts={}):  # noqa: B006 (the mistake under test)
+    for pair in pairwise(ids):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
 # --- merge -------------------------------------------------------------------------------------
+
+
+@bug("merge", "merge-string-replace", "str.replace on ',a,b,': neighbours share a comma",
+     hint="share the comma")  # fmt: skip
+def _(ids, pair, idx):
+    text = "," + ",".join(map(str, ids)) + ","
+    text = text.replace(f",{pair[0]},{pair[1]},", f",{idx},")
+    return [int(x) for x in text.strip(",").split(",") if x]
 
 
 @bug("merge", "merge-no-bounds-check", "reads ids[i + 1] at the last position (IndexError)")
@@ -1343,7 +1385,7 @@ def _(ids):
 
 
 @bug("get_stats", "get-stats-set-of-pairs", "Counter(set(...)): each pair counted once",
-     hint="counted once")  # fmt: skip
+     hint="a set holds each pair once")  # fmt: skip
 def _(ids):
     return Counter(set(pairwise(ids)))
 

@@ -421,7 +421,7 @@ def test_solution_source_runs_on_its_own_and_passes(name):
 def test_show_solution_prints_the_reference(capsys):
     check.show_solution("merge")
     out = capsys.readouterr().out
-    assert out.startswith("# Reference solution for `merge` (tokcourse.bpe.merge)")
+    assert out.startswith("# Reference solution for `merge` (tokcourse.course.first_steps.merge)")
     assert "def merge(ids" in out
 
 
@@ -456,6 +456,8 @@ def _report(bug_id):
         ("get-stats-set-of-pairs", "missing"),  # nothing is missing, counts are
         ("encode-no-stop", "lowest merge id"),
         ("merge-first-only", "overlap"),
+        ("merge-string-replace", "only the first occurrence"),  # neighbours share a comma
+        ("get-stats-mutable-default", "wrong counts"),  # a dict left over from earlier calls
         # hints that pointed the wrong way in the issue a student filed
         ("utf8-decode-drops-truncated", "wrong code points"),  # the error is missing
         ("decode-stream-early", "later than"),  # early, not late
