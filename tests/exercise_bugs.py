@@ -6,7 +6,7 @@ mistakes the course promises to catch; ``tests/test_exercises.py`` checks they a
 
 ``rule=`` names the one rule of the check that rejects the bug on its own, because its answers
 are otherwise right: "type" (``Exercise.returns``), "pure" (arguments left unchanged) or
-"work" (the fast exercises' test of *how*: words visited, merge lookups made). The tests
+"work" (a check of *how*: words visited, merge lookups made, no codec in chapter 01). The tests
 switch that rule off and require the bug to pass, so each rule is shown to be needed.
 ``hint=`` is text the report must contain (the hint aimed at that mistake): make it the part
 that says the right thing (the direction, the missing error, the key), not just any part.
@@ -1200,6 +1200,44 @@ def _(cp):
     return bytes([int("110" + bits[:4], 2), int("10" + bits[4:], 2)])
 
 
+@bug("encode_two_bytes", "two-bytes-mask-0xff", "keeps 8 bits in the continuation byte",
+     hint="carries only 6 bits")  # fmt: skip
+def _(cp):
+    return bytes([0b11000000 | (cp >> 6), 0b10000000 | (cp & 0xFF)])
+
+
+@bug("encode_two_bytes", "two-bytes-codec", "lets Python's codec do it: chr(cp).encode()",
+     rule="work", hint="move the bits yourself")  # fmt: skip
+def _(cp):
+    return chr(cp).encode()
+
+
+@bug("utf8_encode", "utf8-encode-codec", "chr(cp).encode(), its error turned into ValueError",
+     rule="work", hint="move the bits yourself")  # fmt: skip
+def _(cp):
+    try:
+        return chr(cp).encode()
+    except UnicodeEncodeError as err:
+        raise ValueError(str(err)) from None
+
+
+@bug("utf8_encode", "utf8-encode-codec-bytes", "bytes(chr(cp), 'utf-8'): the codec by name",
+     rule="work", hint="move the bits yourself")  # fmt: skip
+def _(cp):
+    try:
+        return bytes(chr(cp), "utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(str(err)) from None
+
+
+@bug("utf8_encode", "utf8-encode-refuses-noncharacters", "refuses U+FFFF and the other 65",
+     hint="still a valid code point")  # fmt: skip
+def _(cp):
+    if 0xFDD0 <= cp <= 0xFDEF or (0 <= cp <= 0x10FFFF and cp & 0xFFFE == 0xFFFE):
+        raise ValueError(f"U+{cp:04X} is a noncharacter")
+    return utf8.utf8_encode(cp)
+
+
 @bug("encode_two_bytes", "two-bytes-list", "returns a list of ints, not bytes")
 def _(cp):
     return [0b11000000 | (cp >> 6), 0b10000000 | (cp & 0b111111)]
@@ -1332,6 +1370,15 @@ def _decode_utf8_with(
         out.append(cp)
         i += n
     return out
+
+
+@bug("utf8_decode", "utf8-decode-codec", "bytes.decode, its error turned into ValueError",
+     rule="work", hint="move the bits yourself")  # fmt: skip
+def _(data):
+    try:
+        return [ord(ch) for ch in data.decode("utf-8")]
+    except UnicodeDecodeError as err:
+        raise ValueError(str(err)) from None
 
 
 @bug("utf8_decode", "utf8-decode-accepts-overlong", "accepts overlong forms such as C0 AF")
