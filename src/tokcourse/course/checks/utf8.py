@@ -278,8 +278,7 @@ def _utf8_encode_hint_markers(case: Case, expected: Any, got: Any) -> str | None
     if not (isinstance(got, bytes) and isinstance(expected, bytes) and len(got) == len(expected)):
         return None
     if got[0] == expected[0] and any(
-        g >> 6 != 0b10 and g & 0x3F == e & 0x3F
-        for g, e in zip(got[1:], expected[1:], strict=True)
+        g >> 6 != 0b10 and g & 0x3F == e & 0x3F for g, e in zip(got[1:], expected[1:], strict=True)
     ):
         return _NO_MASK
     if any(b >> 6 != 0b10 for b in got[1:]):
