@@ -6,7 +6,7 @@ mistakes the course promises to catch; ``tests/test_exercises.py`` checks they a
 
 ``rule=`` names the one rule of the check that rejects the bug on its own, because its answers
 are otherwise right: "type" (``Exercise.returns``), "pure" (arguments left unchanged) or
-"work" (the fast exercises' test of *how*: words visited, merge lookups made). The tests
+"work" (a check of *how*: words visited, merge lookups made, no codec in chapter 01). The tests
 switch that rule off and require the bug to pass, so each rule is shown to be needed.
 ``hint=`` is text the report must contain (the hint aimed at that mistake): make it the part
 that says the right thing (the direction, the missing error, the key), not just any part.
@@ -129,7 +129,49 @@ def _(ids):
     return counts
 
 
+@bug("get_stats", "get-stats-skips-repeats", "i += 2 after a pair of two equal ids: no overlaps",
+     hint="Overlapping pairs count")  # fmt: skip
+def _(ids):
+    counts, i = {}, 0
+    while i + 1 < len(ids):
+        pair = (ids[i], ids[i + 1])
+        counts[pair] = counts.get(pair, 0) + 1
+        i += 2 if ids[i] == ids[i + 1] else 1
+    return counts
+
+
+@bug("get_stats", "get-stats-merge-style", "counts like merge: jumps past every repeated pair",
+     hint="Overlapping pairs count")  # fmt: skip
+def _(ids):
+    counts, i, last = {}, 0, None
+    while i + 1 < len(ids):
+        pair = (ids[i], ids[i + 1])
+        if pair == last and pair[0] == pair[1]:
+            last = None  # shares its first id with the pair just counted
+        else:
+            counts[pair] = counts.get(pair, 0) + 1
+            last = pair
+        i += 1
+    return counts
+
+
+@bug("get_stats", "get-stats-mutable-default", "counts={} as a default: calls share one dict",
+     hint="every call shares it")  # fmt: skip
+def _(ids, counts={}):  # noqa: B006 (the mistake under test)
+    for pair in pairwise(ids):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
 # --- merge -------------------------------------------------------------------------------------
+
+
+@bug("merge", "merge-string-replace", "str.replace on ',a,b,': neighbours share a comma",
+     hint="share the comma")  # fmt: skip
+def _(ids, pair, idx):
+    text = "," + ",".join(map(str, ids)) + ","
+    text = text.replace(f",{pair[0]},{pair[1]},", f",{idx},")
+    return [int(x) for x in text.strip(",").split(",") if x]
 
 
 @bug("merge", "merge-no-bounds-check", "reads ids[i + 1] at the last position (IndexError)")
@@ -169,6 +211,20 @@ def _(ids, pair, idx):
             out.append(ids[i])
         i += 1
     return out
+
+
+@bug("merge", "merge-right-to-left", "reads ids from the right: aaa -> a X",
+     hint="the leftmost one merges")  # fmt: skip
+def _(ids, pair, idx):
+    out, i = [], len(ids) - 1
+    while i >= 0:
+        if i > 0 and (ids[i - 1], ids[i]) == pair:
+            out.append(idx)
+            i -= 2
+        else:
+            out.append(ids[i])
+            i -= 1
+    return out[::-1]
 
 
 @bug("merge", "merge-first-only", "replaces only the first occurrence")
@@ -1104,6 +1160,89 @@ def _(ids, merges):
     return bpe.decode(bpe.encode(text, merges), vocab) == text
 
 
+# --- encode_two_bytes --------------------------------------------------------------------------
+
+
+@bug("encode_two_bytes", "two-bytes-no-markers", "the bits without 110 and 10 in front",
+     hint="the first byte must start with 110")  # fmt: skip
+def _(cp):
+    return bytes([cp >> 6, cp & 0b111111])
+
+
+@bug("encode_two_bytes", "two-bytes-swapped", "the low 6 bits in the first byte",
+     hint="the first byte carries the highest 5")  # fmt: skip
+def _(cp):
+    return bytes([0b11000000 | (cp & 0b111111), 0b10000000 | (cp >> 6)])
+
+
+@bug("encode_two_bytes", "two-bytes-split-6-5", "6 bits in the lead byte, 5 in the other",
+     hint="put the first 5 after 110")  # fmt: skip
+def _(cp):
+    return bytes([0b11000000 | ((cp >> 5) & 0b11111), 0b10000000 | (cp & 0b11111)])
+
+
+@bug("encode_two_bytes", "two-bytes-no-mask", "forgets to keep only the low 6 bits",
+     hint="keeps only the low 6 bits")  # fmt: skip
+def _(cp):
+    return bytes([0b11000000 | (cp >> 6), 0b10000000 | cp])
+
+
+@bug("encode_two_bytes", "two-bytes-three-byte-marker", "starts the lead byte with 1110",
+     hint="the first byte must start with 110")  # fmt: skip
+def _(cp):
+    return bytes([0b11100000 | (cp >> 6), 0b10000000 | (cp & 0b111111)])
+
+
+@bug("encode_two_bytes", "two-bytes-ten-digits", "pads the code point to 10 binary digits",
+     hint="pad to 11")  # fmt: skip
+def _(cp):
+    bits = f"{cp:010b}"
+    return bytes([int("110" + bits[:4], 2), int("10" + bits[4:], 2)])
+
+
+@bug("encode_two_bytes", "two-bytes-mask-0xff", "keeps 8 bits in the continuation byte",
+     hint="carries only 6 bits")  # fmt: skip
+def _(cp):
+    return bytes([0b11000000 | (cp >> 6), 0b10000000 | (cp & 0xFF)])
+
+
+@bug("encode_two_bytes", "two-bytes-codec", "lets Python's codec do it: chr(cp).encode()",
+     rule="work", hint="move the bits yourself")  # fmt: skip
+def _(cp):
+    return chr(cp).encode()
+
+
+@bug("utf8_encode", "utf8-encode-codec", "chr(cp).encode(), its error turned into ValueError",
+     rule="work", hint="move the bits yourself")  # fmt: skip
+def _(cp):
+    try:
+        return chr(cp).encode()
+    except UnicodeEncodeError as err:
+        raise ValueError(str(err)) from None
+
+
+@bug("utf8_encode", "utf8-encode-codec-bytes", "bytes(chr(cp), 'utf-8'): the codec by name",
+     rule="work", hint="move the bits yourself")  # fmt: skip
+def _(cp):
+    try:
+        return bytes(chr(cp), "utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(str(err)) from None
+
+
+@bug("utf8_encode", "utf8-encode-refuses-noncharacters", "refuses U+FFFF and the other 65",
+     hint="still a valid code point")  # fmt: skip
+def _(cp):
+    if 0xFDD0 <= cp <= 0xFDEF or (0 <= cp <= 0x10FFFF and cp & 0xFFFE == 0xFFFE):
+        raise ValueError(f"U+{cp:04X} is a noncharacter")
+    return utf8.utf8_encode(cp)
+
+
+@bug("encode_two_bytes", "two-bytes-list", "returns a list of ints, not bytes")
+def _(cp):
+    return [0b11000000 | (cp >> 6), 0b10000000 | (cp & 0b111111)]
+
+
 # --- utf8_encode -------------------------------------------------------------------------------
 
 
@@ -1233,6 +1372,15 @@ def _decode_utf8_with(
     return out
 
 
+@bug("utf8_decode", "utf8-decode-codec", "bytes.decode, its error turned into ValueError",
+     rule="work", hint="move the bits yourself")  # fmt: skip
+def _(data):
+    try:
+        return [ord(ch) for ch in data.decode("utf-8")]
+    except UnicodeDecodeError as err:
+        raise ValueError(str(err)) from None
+
+
 @bug("utf8_decode", "utf8-decode-accepts-overlong", "accepts overlong forms such as C0 AF")
 def _(data):
     return _decode_utf8_with(data, overlong=False)
@@ -1284,7 +1432,7 @@ def _(ids):
 
 
 @bug("get_stats", "get-stats-set-of-pairs", "Counter(set(...)): each pair counted once",
-     hint="counted once")  # fmt: skip
+     hint="a set holds each pair once")  # fmt: skip
 def _(ids):
     return Counter(set(pairwise(ids)))
 

@@ -14,6 +14,7 @@ Exercise checks (``from tokcourse import check``; ``check.merge(merge)``):
 * ``answers``        type rules for answers (``list_of(INT)``) and how values are shown
 * ``calls``          calling a function safely: argument copies, time limit, output captured
 * ``solutions``      a reference solution as standalone code (``check.show_solution``)
+* ``first_steps``    chapter 00's get_stats and merge, the short solutions it shows
 * ``check``          the front door: finds every exercise in ``checks``, one function each
 * ``checks/``        one module per chapter topic, each with an ``EXERCISES`` table
 

@@ -90,7 +90,7 @@ def exercise(name: str) -> Exercise:
     """The :class:`~tokcourse.course.exercises.Exercise` called ``name``.
 
     >>> exercise("merge").reference_name
-    'tokcourse.bpe.merge'
+    'tokcourse.course.first_steps.merge'
     """
     registry = _registry()
     if name not in registry:
@@ -124,7 +124,7 @@ def show_solution(name: str) -> None:
     """Print the reference solution of exercise ``name`` as code you could paste into a cell.
 
     >>> show_solution("merge")  # doctest: +ELLIPSIS
-    # Reference solution for `merge` (tokcourse.bpe.merge)
+    # Reference solution for `merge` (tokcourse.course.first_steps.merge)
     ...
     """
     print(f"# Reference solution for `{name}` ({exercise(name).reference_name})")

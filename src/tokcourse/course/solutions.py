@@ -92,7 +92,9 @@ def solution_source(fn: Callable, imported: frozenset = frozenset()) -> str:
     from __future__ import annotations
     """
     imports, helpers = _dependencies(fn, imported)
-    parts = ["from __future__ import annotations"]
+    # only code with type hints needs the future import (hints that name later classes)
+    annotated = any(getattr(f, "__annotations__", None) for f in (fn, *helpers))
+    parts = ["from __future__ import annotations"] if annotated else []
     if imports:
         parts.append("\n".join(sorted(imports)))
     # The solution first, then the helpers it calls (Python finds them when the function runs);

@@ -3,7 +3,8 @@
 =================== ========= ====================================================
 module              chapter   exercises
 =================== ========= ====================================================
-``utf8``            01        utf8_encode, byte_kind, utf8_decode
+``utf8``            01        encode_two_bytes, utf8_encode, byte_kind,
+                              utf8_decode
 ``bpe_training``    02        get_stats, merge, train, build_vocab
 ``encode_decode``   03        decode, decode_stream, encode, is_canonical
 ``pretokenize``     04        whitespace_chunks, scan_gpt2, first_split_difference

@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 from tokcourse import bpe
+from tokcourse.course import first_steps
 from tokcourse.course.exercises import (
     BYTES,
     INT,
@@ -35,6 +36,64 @@ def _get_stats_cases() -> Iterator[Case]:
         n = rng.randrange(0, 30)
         alphabet = rng.choice([3, 6, 600])
         yield Case(([rng.randrange(alphabet) for _ in range(n)],))
+
+
+def _get_stats_hint_leftover(case: Case, expected: Any, got: Any) -> str | None:
+    (ids,) = case.args
+    if not isinstance(got, dict):
+        return None
+    foreign = [p for p in got if p not in expected]
+    if foreign:
+        return (
+            f"{foreign[0]} is not a pair of {_short_ids(ids)}: the dict still holds counts "
+            "from an earlier call. A default value such as counts={} is made once, when def "
+            "runs, and every call shares it: make a new dict inside the function (counts = {})."
+        )
+    return None
+
+
+def _short_ids(ids: list) -> str:
+    return repr(ids) if len(ids) <= 8 else f"the {len(ids)} ids"
+
+
+def _skip_after_repeat(ids: list) -> dict:
+    """What a count that jumps past a pair of two equal ids makes (no overlapping repeats)."""
+    counts: dict = {}
+    i = 0
+    while i + 1 < len(ids):
+        pair = (ids[i], ids[i + 1])
+        counts[pair] = counts.get(pair, 0) + 1
+        i += 2 if ids[i] == ids[i + 1] else 1
+    return counts
+
+
+def _get_stats_hint_no_overlap(case: Case, expected: Any, got: Any) -> str | None:
+    (ids,) = case.args
+    if not isinstance(got, dict):
+        return None
+    repeats = [p for p in expected if p[0] == p[1] and got.get(p, 0) < expected[p]]
+    if repeats and (got == _skip_after_repeat(ids) or all(
+        got.get(p, 0) == n for p, n in expected.items() if p[0] != p[1]
+    )):  # fmt: skip
+        pair, a = repeats[0], repeats[0][0]
+        n = got.get(pair, 0)
+        counted = {0: "not at all", 1: "once"}.get(n, f"{n} times")
+        said = (
+            f"the pair {pair} is counted {counted}, not {expected[pair]} times. Overlapping "
+            f"pairs count: in [{a}, {a}, {a}] the pair ({a}, {a}) occurs twice, though the two "
+            "share the middle id."
+        )
+        if all(v == 1 for v in got.values()):  # a set of pairs looks the same here
+            return (
+                f"{said} Two ways to count it once: a set of pairs (a set holds each pair "
+                "once, however often it occurs), or jumping past a pair of equal ids (i += 2). "
+                "Add 1 at every position i, and move on by one id each time."
+            )
+        return (
+            f"{said} Counting is not merging: after every pair, move on by one id (i += 1), "
+            "never by two."
+        )
+    return None
 
 
 def _get_stats_hint_missing_pair(case: Case, expected: Any, got: Any) -> str | None:
@@ -63,8 +122,8 @@ def _get_stats_hint_counts(case: Case, expected: Any, got: Any) -> str | None:
         return None
     if all(n == 1 for n in got.values()):
         return (
-            "every pair is counted once, however often it occurs (a set of pairs?): add 1 "
-            "each time a pair occurs, e.g. counts[pair] = counts.get(pair, 0) + 1."
+            "every pair is counted once, however often it occurs: add 1 each time a pair "
+            "occurs, e.g. counts[pair] = counts.get(pair, 0) + 1."
         )
     return "the right pairs, wrong counts: add 1 each time a pair occurs (overlaps count too)."
 
@@ -88,8 +147,9 @@ def _merge_cases() -> Iterator[Case]:
         Case(([1, 2], (1, 2), 9)),
         Case(([2, 1], (1, 2), 9)),
         Case(([3, 1], (1, 2), 9)),  # the last id starts the pair: no ids[i + 1] to compare
-        Case(([5, 5, 5], (5, 5), 6), rule="only the leftmost one merges"),
-        Case(([5, 5, 5, 5], (5, 5), 6), rule="only the leftmost one merges"),
+        # overlapping occurrences: the rules of the text leave one answer, [99, 7]
+        Case(([7, 7, 7], (7, 7), 99), rule="merging each occurrence as you meet it"),
+        Case(([5, 5, 5, 5], (5, 5), 6), rule="merging each occurrence as you meet it"),
         Case(([1, 2, 3, 1, 2], (1, 2), 4)),
         Case(([1, 2, 2, 1], (2, 1), 256)),
     )
@@ -134,12 +194,54 @@ def _merge_hint_overlap(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
+def _merge_right_to_left(ids: list, pair: tuple, idx: int) -> list:
+    """What a merge that reads ``ids`` from the right makes."""
+    out, i = [], len(ids) - 1
+    while i >= 0:
+        if i > 0 and (ids[i - 1], ids[i]) == pair:
+            out.append(idx)
+            i -= 2
+        else:
+            out.append(ids[i])
+            i -= 1
+    return out[::-1]
+
+
+def _merge_hint_right_to_left(case: Case, expected: Any, got: Any) -> str | None:
+    ids, pair, idx = case.args
+    if got == _merge_right_to_left(ids, pair, idx) != expected:
+        return (
+            f"you merged the rightmost of two overlapping occurrences ({got}). Read ids from "
+            "left to right and merge each occurrence as you meet it: the leftmost one merges."
+        )
+    return None
+
+
 def _merge_hint_step_one(case: Case, expected: Any, got: Any) -> str | None:
     ids, pair, idx = case.args
     if pair[0] != pair[1] and got == _merge_each_position(ids, pair, idx, step=1):
         return (
             "after a merge the pair's second id was copied too: a merged pair uses up both "
             "ids, so jump past both (i += 2); only when nothing merges move on by one."
+        )
+    return None
+
+
+def _merge_by_replace(ids: list, pair: tuple, idx: int) -> list:
+    """What merging with ``str.replace`` on ",a,b," in ",".join of the ids makes."""
+    text = "," + ",".join(map(str, ids)) + ","
+    text = text.replace(f",{pair[0]},{pair[1]},", f",{idx},")
+    return [int(x) for x in text.strip(",").split(",") if x]
+
+
+def _merge_hint_replace(case: Case, expected: Any, got: Any) -> str | None:
+    ids, pair, idx = case.args
+    if isinstance(got, list) and got == _merge_by_replace(ids, pair, idx) != expected:
+        return (
+            "two neighbouring occurrences share the comma (or space) between them, and "
+            "str.replace uses it up with the first: in ',5,5,5,5,' the match ',5,5,' leaves "
+            "'5,5,', which no longer starts with a comma. Replacing text in a string of ids "
+            "is fragile; walk the list of ids instead."
         )
     return None
 
@@ -335,8 +437,11 @@ EXERCISES: dict[str, Entry] = {
             _get_stats_cases,
             normalize=dict,
             returns=dict_of(PAIR, INT, "a dict {(a, b): count}"),
+            solution=first_steps.get_stats,
             hints=(
+                _get_stats_hint_leftover,
                 _get_stats_hint_short,
+                _get_stats_hint_no_overlap,
                 _get_stats_hint_missing_pair,
                 _get_stats_hint_order,
                 _get_stats_hint_counts,
@@ -351,8 +456,11 @@ EXERCISES: dict[str, Entry] = {
             _merge_cases,
             normalize=list,
             returns=list_of(INT),
+            solution=first_steps.merge,
             hints=(
                 _merge_hint_bounds,
+                _merge_hint_right_to_left,
+                _merge_hint_replace,
                 _merge_hint_overlap,
                 _merge_hint_step_one,
                 _merge_hint_first_only,

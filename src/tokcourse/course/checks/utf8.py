@@ -1,4 +1,4 @@
-"""Chapter 01: UTF-8 by hand (utf8_encode, byte_kind, utf8_decode).
+"""Chapter 01: UTF-8 by hand (encode_two_bytes, utf8_encode, byte_kind, utf8_decode).
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -7,7 +7,8 @@ Cases (curated edge cases, then seeded random inputs) and hints for each exercis
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+import types
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tokcourse import utf8
@@ -19,14 +20,166 @@ from tokcourse.course.exercises import (
     Entry,
     Exercise,
     Raised,
+    Violation,
     list_of,
 )
+
+# --- the rule of every exercise here: no codec -------------------------------------------------
+
+#: Names whose use means Python's codec does the work: ``str.encode``, ``bytes.decode``, the
+#: ``codecs`` module.
+_CODEC_NAMES = frozenset({"encode", "decode", "codecs"})
+#: A codec's name spelled as a string, as in ``bytes(text, "utf-8")``.
+_CODEC_STRINGS = frozenset({"utf-8", "utf8", "utf_8"})
+
+_NO_CODEC = (
+    "the exercise asks you to move the bits yourself, without Python's codec (str.encode, "
+    "bytes.decode, bytes(text, 'utf-8') or the codecs module): build each byte with >>, & "
+    "and |, or with strings of binary digits."
+)
+
+
+def _reject(what: str, hint: str) -> None:
+    """Fail a call whose answer may be right but whose way is not what the exercise teaches."""
+    raise Violation(what, hint)
+
+
+def _codec_uses(fn: Callable) -> list[str]:
+    """What in ``fn``'s code (its nested functions, and the functions of its own module that
+    it calls) hands the work to Python's codec: names such as ``encode``, or "utf-8"."""
+    found: list[str] = []
+    seen: set[int] = set()
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        code = getattr(f, "__code__", None)
+        if code is None or id(code) in seen:
+            continue
+        seen.add(id(code))
+        codes = [code]
+        while codes:
+            c = codes.pop()
+            found += sorted(_CODEC_NAMES & set(c.co_names))
+            for const in c.co_consts:
+                if isinstance(const, types.CodeType):
+                    codes.append(const)
+                elif isinstance(const, str) and const.lower() in _CODEC_STRINGS:
+                    found.append(repr(const))
+            glob = getattr(f, "__globals__", {})
+            for name in c.co_names:
+                g = glob.get(name)
+                if isinstance(g, types.FunctionType) and g.__module__ == f.__module__:
+                    todo.append(g)
+    return list(dict.fromkeys(found))
+
+
+def _without_codec(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """Call ``fn``, refusing it first if its code uses Python's codec."""
+    uses = _codec_uses(fn)
+    if uses:
+        _reject(f"your code uses {', '.join(uses)}", _NO_CODEC)
+    return fn(*args, **kwargs)
+
+
+# --- encode_two_bytes --------------------------------------------------------------------------
+
+
+def _two_bytes_cases() -> Iterator[Case]:
+    # the ends of the 2-byte form, characters of the chapter, the edges of a byte's worth
+    for cp in (0x80, 0xE9, 0xFF, 0x100, 0x3FF, 0x400, 0x416, 0x627, 0x7FF):
+        yield Case((cp,))
+    rng = random.Random(10)
+    for _ in range(40):
+        yield Case((rng.randint(0x80, 0x7FF),))
+
+
+def _two_bytes_hint_length(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, bytes) and len(got) != 2:
+        return (
+            f"{len(got)} byte(s): every code point from 0x80 to 0x7FF takes exactly two, "
+            "110xxxxx 10xxxxxx."
+        )
+    return None
+
+
+def _two_bytes_hint_range(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, ValueError) and "256" in str(got):
+        return (
+            "a byte holds 0..255, so a value you passed to bytes() was too big: the second "
+            "byte keeps only the low 6 bits (code_point & 0b111111), the first only the "
+            "bits above them (code_point >> 6)."
+        )
+    return None
+
+
+def _two_bytes_by_width(cp: int, width: int) -> set[bytes]:
+    """What the string way gives with ``width`` binary digits instead of 11, cut either
+    keeping the last 6 for the second byte or the first 5 for the lead byte."""
+    bits = f"{cp:0{width}b}"
+    made = set()
+    for high, low in ((bits[:-6], bits[-6:]), (bits[:5], bits[5:11])):
+        try:
+            made.add(bytes([int("110" + high, 2), int("10" + low, 2)]))
+        except ValueError:  # a byte above 255
+            pass
+    return made
+
+
+def _two_bytes_hint_width(case: Case, expected: Any, got: Any) -> str | None:
+    (cp,) = case.args
+    for width in (8, 9, 10, 12, 16):
+        if got in _two_bytes_by_width(cp, width):
+            return (
+                f"the code point was written with {width} binary digits: the 2-byte form "
+                "holds exactly 11 (5 + 6), so pad to 11, f'{code_point:011b}', before you "
+                "cut it."
+            )
+    return None
+
+
+_NO_MASK = (
+    "a continuation byte carries only 6 bits of the code point: with more, the higher bits "
+    "land on top of its 10 marker. Keep the low 6 bits first (code_point & 0b111111), then "
+    "put 0b10000000 in front."
+)
+
+
+def _two_bytes_hint_markers(case: Case, expected: Any, got: Any) -> str | None:
+    if not (isinstance(got, bytes) and len(got) == 2):
+        return None
+    if got[0] == expected[0] and got[1] >> 6 != 0b10 and got[1] & 0x3F == expected[1] & 0x3F:
+        return _NO_MASK
+    if got[0] >> 5 != 0b110 or got[1] >> 6 != 0b10:
+        return (
+            "the markers are missing or wrong: the first byte must start with 110 "
+            "(0b11000000 | ...), the second with 10 (0b10000000 | ...)."
+        )
+    return None
+
+
+def _two_bytes_hint_bits(case: Case, expected: Any, got: Any) -> str | None:
+    if not (isinstance(got, bytes) and len(got) == 2):
+        return None
+    (cp,) = case.args
+    high, low = cp >> 6, cp & 0b111111
+    if high != low and (got[0] & 0b11111, got[1] & 0b111111) == (low & 0b11111, high):
+        return (
+            "the bits are in the wrong bytes: the first byte carries the highest 5 of the "
+            "11 bits (code_point >> 6), the second the lowest 6 (code_point & 0b111111)."
+        )
+    return (
+        f"{cp:#x} is {cp:011b} in 11 bits: put the first 5 after 110 in the first byte and "
+        "the last 6 after 10 in the second (code_point >> 6, code_point & 0b111111)."
+    )
+
 
 # --- utf8_encode -------------------------------------------------------------------------------
 
 # The edges of the four forms, characters from the chapter, the last code point.
 _UTF8_EDGES = (0, 0x41, 0x7F, 0x80, 0xE9, 0x7FF, 0x800, 0x20AC, 0xD7FF, 0xE000, 0xFFFD, 0xFFFF)
 _UTF8_EDGES += (0x10000, 0x1F917, 0x10FFFF)
+# noncharacters: never assigned, still encodable
+_UTF8_EDGES += (0xFDD0, 0xFFFE, 0x1FFFF)
 # Not encodable: the surrogates' edges, and values outside Unicode. The answer is ValueError.
 _UTF8_REFUSED = (0xD800, 0xDBFF, 0xDC00, 0xDFFF, -1, 0x110000)
 
@@ -72,6 +225,22 @@ def _utf8_encode_hint_refuse(case: Case, expected: Any, got: Any) -> str | None:
     )
 
 
+def _is_noncharacter(cp: int) -> bool:
+    return 0xFDD0 <= cp <= 0xFDEF or (0 <= cp <= 0x10FFFF and cp & 0xFFFE == 0xFFFE)
+
+
+def _utf8_encode_hint_noncharacter(case: Case, expected: Any, got: Any) -> str | None:
+    (cp,) = case.args
+    if isinstance(expected, bytes) and isinstance(got, BaseException) and _is_noncharacter(cp):
+        return (
+            f"U+{cp:04X} is a noncharacter: Unicode never assigns it to a character, but it is "
+            "still a valid code point and not a surrogate, so UTF-8 encodes it like any other "
+            f"(chr({cp:#x}).encode() works). Refuse only the surrogates and what lies outside "
+            "0..0x10FFFF."
+        )
+    return None
+
+
 def _utf8_encode_hint_four_bytes(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(expected, bytes) and len(expected) == 4 and not _is_4_bytes(got):
         return (
@@ -108,6 +277,10 @@ def _utf8_encode_hint_length(case: Case, expected: Any, got: Any) -> str | None:
 def _utf8_encode_hint_markers(case: Case, expected: Any, got: Any) -> str | None:
     if not (isinstance(got, bytes) and isinstance(expected, bytes) and len(got) == len(expected)):
         return None
+    if got[0] == expected[0] and any(
+        g >> 6 != 0b10 and g & 0x3F == e & 0x3F for g, e in zip(got[1:], expected[1:], strict=True)
+    ):
+        return _NO_MASK
     if any(b >> 6 != 0b10 for b in got[1:]):
         return (
             "every byte after the first must look like 10xxxxxx: OR the 6 payload bits with "
@@ -293,16 +466,36 @@ def _utf8_decode_hint_bits(case: Case, expected: Any, got: Any) -> str | None:
 #: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
 #: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
+    "encode_two_bytes": Entry(
+        "encode_two_bytes(code_point) -> bytes",
+        lambda: Exercise(
+            "encode_two_bytes",
+            utf8.encode_two_bytes,
+            _two_bytes_cases,
+            call=_without_codec,
+            normalize=bytes,
+            returns=BYTES,
+            hints=(
+                _two_bytes_hint_length,
+                _two_bytes_hint_range,
+                _two_bytes_hint_width,
+                _two_bytes_hint_markers,
+                _two_bytes_hint_bits,
+            ),
+        ),
+    ),
     "utf8_encode": Entry(
         "utf8_encode(code_point) -> bytes",
         lambda: Exercise(
             "utf8_encode",
             utf8.utf8_encode,
             _utf8_encode_cases,
+            call=_without_codec,
             normalize=bytes,
             returns=BYTES,
             hints=(
                 _utf8_encode_hint_refuse,
+                _utf8_encode_hint_noncharacter,
                 _utf8_encode_hint_four_bytes,
                 _utf8_encode_hint_range,
                 _utf8_encode_hint_length,
@@ -314,7 +507,12 @@ EXERCISES: dict[str, Entry] = {
     "byte_kind": Entry(
         'byte_kind(b) -> "ascii" | "continuation" | "lead" | "invalid"',
         lambda: Exercise(
-            "byte_kind", utf8.byte_kind, _byte_kind_cases, returns=STR, hints=(_byte_kind_hint,)
+            "byte_kind",
+            utf8.byte_kind,
+            _byte_kind_cases,
+            call=_without_codec,
+            returns=STR,
+            hints=(_byte_kind_hint,),
         ),
     ),
     "utf8_decode": Entry(
@@ -323,6 +521,7 @@ EXERCISES: dict[str, Entry] = {
             "utf8_decode",
             utf8.utf8_decode,
             _utf8_decode_cases,
+            call=_without_codec,
             normalize=list,
             returns=list_of(INT),
             hints=(

@@ -1,0 +1,41 @@
+"""Chapter 00's ``get_stats`` and ``merge``, as short as the exercise asks.
+
+These are the solutions chapter 00 shows. The checks compare a student's functions with the
+package's own, :func:`tokcourse.bpe.get_stats` and :func:`tokcourse.bpe.merge`, which give the
+same answers and add what later chapters need (counts added up over many chunks of text).
+They are written without type hints on purpose: they are what a learner writes on day one.
+"""
+
+
+def get_stats(ids):
+    """Count how often each pair of neighbouring ids occurs.
+
+    >>> get_stats([1, 2, 3, 1, 2])
+    {(1, 2): 2, (2, 3): 1, (3, 1): 1}
+    """
+    counts = {}
+    for i in range(len(ids) - 1):
+        pair = (ids[i], ids[i + 1])
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+def merge(ids, pair, idx):
+    """Replace every occurrence of `pair` in `ids` by the new id `idx`,
+    left to right.
+
+    >>> merge([5, 6, 6, 7, 5, 6], (5, 6), 99)
+    [99, 6, 7, 99]
+    >>> merge([7, 7, 7], (7, 7), 99)
+    [99, 7]
+    """
+    new_ids = []
+    i = 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            new_ids.append(idx)
+            i += 2  # a merge uses up both ids
+        else:
+            new_ids.append(ids[i])
+            i += 1
+    return new_ids
