@@ -11,8 +11,8 @@ import pytest
 
 from tests.exercise_bugs import BUGS, CLASSIC
 from tokcourse import check
+from tokcourse.course.checks import _no_codec as utf8_checks
 from tokcourse.course.checks import fast as fast_checks
-from tokcourse.course.checks import utf8 as utf8_checks
 from tokcourse.course.exercises import Case, Exercise, run_check, solution_source
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
 

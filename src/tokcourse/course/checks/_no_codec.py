@@ -1,0 +1,71 @@
+"""The rule of chapter 01's exercises: UTF-8 by hand, no codec.
+
+The checks read the student's function's code (and the code of the functions of its own
+module it calls) before calling it, and refuse ``.encode``, ``.decode``, the ``codecs`` module
+and a codec's name such as ``"utf-8"`` (:class:`~tokcourse.course.exercises.Violation`, the
+"work" rule of the bug catalogue).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+from typing import Any
+
+from tokcourse.course.exercises import Violation
+
+# --- no codec -------------------------------------------------
+
+#: Names whose use means Python's codec does the work: ``str.encode``, ``bytes.decode``, the
+#: ``codecs`` module.
+_CODEC_NAMES = frozenset({"encode", "decode", "codecs"})
+#: A codec's name spelled as a string, as in ``bytes(text, "utf-8")``.
+_CODEC_STRINGS = frozenset({"utf-8", "utf8", "utf_8"})
+
+_NO_CODEC = (
+    "the exercise asks you to move the bits yourself, without Python's codec (str.encode, "
+    "bytes.decode, bytes(text, 'utf-8') or the codecs module): build each byte with >>, & "
+    "and |, or with strings of binary digits."
+)
+
+
+def _reject(what: str, hint: str) -> None:
+    """Fail a call whose answer may be right but whose way is not what the exercise teaches."""
+    raise Violation(what, hint)
+
+
+def _codec_uses(fn: Callable) -> list[str]:
+    """What in ``fn``'s code (its nested functions, and the functions of its own module that
+    it calls) hands the work to Python's codec: names such as ``encode``, or "utf-8"."""
+    found: list[str] = []
+    seen: set[int] = set()
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        code = getattr(f, "__code__", None)
+        if code is None or id(code) in seen:
+            continue
+        seen.add(id(code))
+        codes = [code]
+        while codes:
+            c = codes.pop()
+            found += sorted(_CODEC_NAMES & set(c.co_names))
+            for const in c.co_consts:
+                if isinstance(const, types.CodeType):
+                    codes.append(const)
+                elif isinstance(const, str) and const.lower() in _CODEC_STRINGS:
+                    found.append(repr(const))
+            glob = getattr(f, "__globals__", {})
+            for name in c.co_names:
+                g = glob.get(name)
+                if isinstance(g, types.FunctionType) and g.__module__ == f.__module__:
+                    todo.append(g)
+    return list(dict.fromkeys(found))
+
+
+def _without_codec(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """Call ``fn``, refusing it first if its code uses Python's codec."""
+    uses = _codec_uses(fn)
+    if uses:
+        _reject(f"your code uses {', '.join(uses)}", _NO_CODEC)
+    return fn(*args, **kwargs)
