@@ -16,6 +16,9 @@ An exercise is a statement, a stub raising ``NotImplementedError``, a check cell
   failing input only.
 * Where the exercise text says what an error message names ("raise ValueError naming the two
   ids"), the exercise declares it (:class:`Names`) and the check reads the message.
+* An exercise with more than one right answer (``Exercise.accepts``: "any most frequent
+  pair", "any moment between these two") is judged by the rule, not by equality with the
+  reference; the report then shows the reference's answer as one right answer among others.
 * A verdict never depends on luck: an input with a dict or set argument is run a second time
   with every such argument rebuilt in another insertion order (:func:`reordered`: a dict in
   reverse), except the arguments whose order the exercise gives a meaning
@@ -271,6 +274,9 @@ class Exercise:
     ``ordered``: the parameters whose dict order is part of the input, because the text gives
     it a meaning ("the merges in the order they were learned"). Every other dict or set
     argument is also tried in another insertion order: the answer must not change.
+    ``accepts(case, expected, got)``: for an exercise with more than one right answer, whether
+    ``got`` is one of them on ``case`` (``expected`` is the reference's answer; both in compared
+    form, ``got`` of the right type). Default: ``got == expected``.
     """
 
     name: str
@@ -284,6 +290,16 @@ class Exercise:
     call: Callable[[Callable, tuple, dict], Any] | None = None
     names: Names | None = None
     ordered: tuple[str, ...] = ()
+    accepts: Callable[[Case, Any, Any], bool] | None = None
+
+    def right(self, case: Case, expected: Any, got: Any) -> bool:
+        """Whether ``got`` (in compared form) is a right answer on ``case``."""
+        if self.accepts is None:
+            return bool(got == expected)
+        try:
+            return bool(self.accepts(case, expected, got))
+        except Exception:  # an answer of a shape the rule cannot read is not right
+            return False
 
     @property
     def shown(self) -> Callable:
@@ -478,7 +494,8 @@ def _judge(exercise: Exercise, case: Case, expected_raw: Any, call: _Call) -> _F
                 "(copy first, or build a new list as you go)."
             )
             return _Failure(case, "mutated", expected_raw, got, hint, call.printed, changed)
-    if _normalized(exercise, plain(got)) != expected:  # plain: no __eq__ of the student's
+    # plain: no __eq__ of the student's
+    if not exercise.right(case, expected, _normalized(exercise, plain(got))):
         return _Failure(case, "failed", expected_raw, got, printed=call.printed)
     return None
 
@@ -698,6 +715,10 @@ def _report(
     headline = _HEADLINES.get(kind, "wrong on {k} of {n} test inputs. The smallest one:")
     lines = [f"❌ {name}: " + headline.format(k=k, n=n), f"   {case.call_repr(name)}"]
     difference = _difference(exercise, failure.expected, failure.got) if kind == "failed" else None
+    one_of = ""
+    if exercise.accepts is not None and not isinstance(failure.expected, Raised):
+        # several answers are right: the reference's is one, not the one to copy
+        difference, one_of = None, " (one right answer; the hint says what is wrong)"
     if kind == "mutated":
         lines.append(f"   expected: the arguments unchanged, and {_short(failure.expected)}")
     elif kind == "message" and exercise.names is not None:
@@ -705,7 +726,7 @@ def _report(
     elif difference or (kind == "order" and _long(failure.expected)):
         lines.append(f"   expected: {_size(failure.expected)}")
     else:
-        lines.append(f"   expected: {_short(failure.expected)}")
+        lines.append(f"   expected: {_short(failure.expected)}{one_of}")
     if kind == "stuck":
         lines.append(f"   got:      no answer within {time_limit:g} s (an endless loop?)")
     elif kind in ("error", "message"):
