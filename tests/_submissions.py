@@ -108,8 +108,11 @@ def submit(
     ``after_check``: a new cell inserted below an exercise's check cell.
     """
     nb = json.loads(edition.read_text(encoding="utf-8"))
+    # every stub found before any is replaced: an answer may define another exercise's
+    # function as a helper (chapter 02's train defines most_frequent_pair)
+    stubs = {name: stub_index(nb, name) for name in answers}
     for name, code in answers.items():
-        nb["cells"][stub_index(nb, name)]["source"] = code
+        nb["cells"][stubs[name]]["source"] = code
     for name, code in (after_check or {}).items():
         nb["cells"].insert(stub_index(nb, name) + 2, _new_cell(code))
     for name, code in (before or {}).items():
