@@ -47,10 +47,40 @@ def _as_def(f: Callable) -> tuple[ast.FunctionDef, dict]:
     return ast.fix_missing_locations(node), closure
 
 
+def _own_helpers(source: str, name: str) -> str:
+    """``source`` with each helper it defines under another exercise's name renamed ``_name``.
+
+    The course's ``train`` calls ``most_frequent_pair``, the exercise after it: its solution,
+    written out, defines that helper. A student's own helper would not take the name of an
+    exercise they write later, whose wrong answer (in a later cell) it would then call.
+    """
+    from tokcourse import check
+
+    tree = ast.parse(source)
+    defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    clash = (defined - {name}) & set(check.exercise_names())
+    if not clash:
+        return source
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.Name:
+            if node.id in clash:
+                node.id = f"_{node.id}"
+            return node
+
+        def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+            if node.name in clash:
+                node.name = f"_{node.name}"
+            self.generic_visit(node)
+            return node
+
+    return ast.unparse(Rename().visit(tree)) + "\n"
+
+
 def answer_source(fn: Callable, name: str) -> str:
     """``fn`` as a stub cell's code that defines ``name``: imports, helpers, then the function."""
     if fn.__module__.startswith("tokcourse."):
-        return solution_source(fn) + (
+        return _own_helpers(solution_source(fn), name) + (
             f"\n\n{name} = {fn.__name__}\n" if fn.__name__ != name else ""
         )
     imports: list[str] = []
@@ -108,8 +138,11 @@ def submit(
     ``after_check``: a new cell inserted below an exercise's check cell.
     """
     nb = json.loads(edition.read_text(encoding="utf-8"))
+    # every stub found before any is replaced: an answer may define another exercise's
+    # function as a helper (chapter 02's train defines most_frequent_pair)
+    stubs = {name: stub_index(nb, name) for name in answers}
     for name, code in answers.items():
-        nb["cells"][stub_index(nb, name)]["source"] = code
+        nb["cells"][stubs[name]]["source"] = code
     for name, code in (after_check or {}).items():
         nb["cells"].insert(stub_index(nb, name) + 2, _new_cell(code))
     for name, code in (before or {}).items():

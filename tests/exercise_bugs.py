@@ -91,8 +91,9 @@ CLASSIC = {
     "encode-ordinary-across-chunks",
     "split-gpt2-pattern",
     "specials-accepted-by-default",
-    "train-ties-by-dict-order",
-    "canonical-assumes-roundtrip",
+    "tie-first-seen",
+    "spellings-listed-one-by-one",
+    "decode-stream-per-token",
 }
 
 
@@ -250,19 +251,9 @@ def _train_with(text, vocab_size, choose, first_id=256):
     return merges
 
 
-@bug("train", "train-off-by-one-id", "the first merge mints 257, not 256")
+@bug("train", "train-off-by-one-id", "the first merge mints 257, not 256", hint="256 + i")
 def _(text, vocab_size):
     return _train_with(text, vocab_size, lambda s: max(s, key=s.get), first_id=257)
-
-
-@bug("train", "train-ties-by-dict-order", "max(stats, key=stats.get): ties go to the first seen")
-def _(text, vocab_size):
-    return _train_with(text, vocab_size, lambda s: max(s, key=s.get))
-
-
-@bug("train", "train-ties-smallest-ids", "ties broken by the smallest pair of ids")
-def _(text, vocab_size):
-    return _train_with(text, vocab_size, lambda s: max(s, key=lambda p: (s[p], -p[0], -p[1])))
 
 
 @bug("train", "train-one-merge-short", "range(vocab_size - 257): one merge too few",
@@ -270,6 +261,122 @@ def _(text, vocab_size):
 def _(text, vocab_size):
     merges = bpe.train(text, vocab_size)
     return dict(list(merges.items())[:-1])
+
+
+@bug("train", "train-counts-once", "counts the pairs once, before the loop, and never again",
+     hint="Count the pairs again after every merge")  # fmt: skip
+def _(text, vocab_size):
+    ids = list(text.encode("utf-8"))
+    stats = _pairs(ids)
+    merges = {}
+    for idx in range(256, vocab_size):
+        pair = max(stats, key=stats.get)
+        ids = bpe.merge(ids, pair, idx)
+        merges[pair] = idx
+        del stats[pair]
+    return merges
+
+
+@bug("train", "train-ids-never-change", "merges, but throws the new sequence away",
+     hint="ids = merge(ids, pair, idx)")  # fmt: skip
+def _(text, vocab_size):
+    ids = list(text.encode("utf-8"))
+    merges = {}
+    for idx in range(256, vocab_size):
+        stats = _pairs(ids)
+        pair = max(stats, key=stats.get)
+        bpe.merge(ids, pair, idx)
+        merges[pair] = idx
+    return merges
+
+
+@bug("train", "train-least-frequent", "min instead of max: merges the rarest pair",
+     hint="the most frequent pair there occurs")  # fmt: skip
+def _(text, vocab_size):
+    return _train_with(text, vocab_size, lambda s: min(s, key=s.get))
+
+
+@bug("train", "train-counts-on-bytes", "recounts on the original bytes, not the merged sequence",
+     hint="does not occur at all")  # fmt: skip
+def _(text, vocab_size):
+    data = list(text.encode("utf-8"))
+    ids, merges, seen = data, {}, set()
+    for idx in range(256, vocab_size):
+        stats = {p: n for p, n in _pairs(data).items() if p not in seen}
+        pair = max(stats, key=stats.get)
+        seen.add(pair)
+        ids = bpe.merge(ids, pair, idx)
+        merges[pair] = idx
+    return merges
+
+
+# --- most_frequent_pair ------------------------------------------------------------------------
+
+
+@bug("most_frequent_pair", "tie-first-seen", "max(stats, key=stats.get): ties go to the pair "
+     "counted first, so the dict's order decides", hint="Yours is the first of them in the "
+     "dict's order")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=stats.get)
+
+
+@bug("most_frequent_pair", "tie-smallest-ids", "ties broken by the smallest ids (Hugging Face's "
+     "rule), not the bytes", hint="the pair with the smallest ids")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], -p[0], -p[1]))
+
+
+@bug("most_frequent_pair", "tie-largest-ids", "compares the ids, not the bytes they spell",
+     hint="the pair with the largest ids")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], p))
+
+
+@bug("most_frequent_pair", "tie-joined-bytes", "compares vocab[a] + vocab[b], not the tuple",
+     hint="Compare them as a tuple, not joined")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], vocab[p[0]] + vocab[p[1]], -p[0], -p[1]))
+
+
+@bug("most_frequent_pair", "tie-smallest-bytes", "min over the bytes: the smallest, not greatest",
+     hint="are greatest")  # fmt: skip
+def _(stats, vocab):
+    top = max(stats.values())
+    return min((p for p in stats if stats[p] == top), key=lambda p: (vocab[p[0]], vocab[p[1]]))
+
+
+@bug("most_frequent_pair", "tie-bytes-before-count", "the bytes first, the count only after",
+     hint="the count comes first")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (vocab[p[0]], vocab[p[1]], stats[p]))
+
+
+@bug("most_frequent_pair", "tie-larger-ids-on-equal-bytes", "on equal bytes the larger ids win",
+     hint="the smaller first id wins")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], p))
+
+
+@bug("most_frequent_pair", "tie-none-when-empty", "returns None on empty stats, no ValueError",
+     hint="raise ValueError")  # fmt: skip
+def _(stats, vocab):
+    if not stats:
+        return None
+    return bpe.most_frequent_pair(stats, vocab)
+
+
+@bug("most_frequent_pair", "tie-pops-stats", "removes the chosen pair from stats", rule="pure",
+     hint="changed its input (stats)")  # fmt: skip
+def _(stats, vocab):
+    pair = bpe.most_frequent_pair(stats, vocab)
+    del stats[pair]
+    return pair
+
+
+@bug("most_frequent_pair", "tie-returns-list", "returns [a, b], not (a, b)", rule="type",
+     hint="must return a pair of ints")  # fmt: skip
+def _(stats, vocab):
+    return list(bpe.most_frequent_pair(stats, vocab))
 
 
 # --- build_vocab -------------------------------------------------------------------------------
@@ -324,7 +431,7 @@ def _(ids, vocab):
     "decode_stream",
     "decode-stream-per-token",
     "decodes each token on its own: breaks characters split across tokens",
-    hint="one incremental",
+    hint="hold back the bytes of an unfinished character",
 )
 def _decode_stream_per_token(ids, vocab):
     for i in ids:
@@ -341,7 +448,7 @@ def _incremental(errors="replace"):
     "decode_stream",
     "decode-stream-no-flush",
     "never ends the stream: an unfinished character at the end vanishes",
-    hint="final=True",
+    hint="the end of the stream is missing",
 )
 def _decode_stream_no_flush(ids, vocab):
     utf8 = _incremental()
@@ -376,7 +483,7 @@ def _decode_stream_strict(ids, vocab):
     "decode_stream",
     "decode-stream-final-each",
     "final=True on every id: an unfinished character becomes '\ufffd' at once",
-    hint="final=True before the end",
+    hint="never each token on its own",
 )
 def _decode_stream_final_each(ids, vocab):
     utf8 = _incremental()
@@ -384,7 +491,8 @@ def _decode_stream_final_each(ids, vocab):
         yield utf8.decode(vocab[i], final=True)
 
 
-@bug("decode_stream", "decode-stream-ignore", "errors='ignore': broken bytes vanish silently")
+@bug("decode_stream", "decode-stream-ignore", "errors='ignore': broken bytes vanish silently",
+     hint="errors='ignore' would drop it")  # fmt: skip
 def _decode_stream_ignore(ids, vocab):
     utf8 = _incremental("ignore")
     for i in ids:
@@ -1145,19 +1253,70 @@ def _(messages, enc):
     return tuple(special.render_chat(messages, enc))
 
 
-# --- is_canonical ------------------------------------------------------------------------------
+# --- count_spellings --------------------------------------------------------------------------
 
 
-@bug("is_canonical", "canonical-assumes-roundtrip", "assumes encode(decode(ids)) == ids")
-def _(ids, merges):
-    return True
+def _spelling_tokens(merges):
+    return list(bpe.build_vocab(merges).values())
 
 
-@bug("is_canonical", "canonical-compares-text", "compares the decoded text, not the ids")
-def _(ids, merges):
-    vocab = bpe.build_vocab(merges)
-    text = bpe.decode(ids, vocab)
-    return bpe.decode(bpe.encode(text, merges), vocab) == text
+@bug("count_spellings", "spellings-listed-one-by-one", "recursion over every spelling, with no "
+     "table: fine on short texts, never ends on long ones",
+     hint="no program can list them one by one")  # fmt: skip
+def _(text, merges):
+    data, tokens = text.encode("utf-8"), _spelling_tokens(merges)
+
+    def spellings(i):
+        if i == len(data):
+            return 1
+        return sum(spellings(i + len(t)) for t in tokens if data.startswith(t, i))
+
+    return spellings(0)
+
+
+def _ways(data, tokens, first=1):
+    ways = [first] + [0] * len(data)
+    for i in range(1, len(data) + 1):
+        for token in tokens:
+            if data.endswith(token, 0, i):
+                ways[i] += ways[i - len(token)]
+    return ways[-1]
+
+
+@bug("count_spellings", "spellings-distinct-bytes", "counts distinct byte strings: two ids with "
+     "the same bytes count once", hint="count ids, not distinct byte strings")  # fmt: skip
+def _(text, merges):
+    return _ways(text.encode("utf-8"), set(_spelling_tokens(merges)))
+
+
+@bug("count_spellings", "spellings-empty-is-zero", "ways[0] = 0: the empty text has no spelling, "
+     "and then nothing has one", hint="the empty text has exactly one spelling")  # fmt: skip
+def _(text, merges):
+    if not text:
+        return 0
+    return bpe.count_spellings(text, merges)
+
+
+@bug("count_spellings", "spellings-characters", "cuts the text into characters, not bytes: "
+     "tokens that hold part of a character never fit",
+     hint="the UTF-8 bytes of the text")  # fmt: skip
+def _(text, merges):
+    tokens = []
+    for token in _spelling_tokens(merges):
+        try:
+            tokens.append(token.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue  # not text on its own
+    return _ways(text, tokens)
+
+
+@bug("count_spellings", "spellings-sorted-merges", "builds the vocabulary from the merges sorted "
+     "by pair", hint="in the order they were learned")  # fmt: skip
+def _(text, merges):
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (a, b), idx in sorted(merges.items()):
+        vocab[idx] = vocab[a] + vocab[b]
+    return _ways(text.encode("utf-8"), list(vocab.values()))
 
 
 # --- encode_two_bytes --------------------------------------------------------------------------
@@ -1526,20 +1685,6 @@ def _(data):
             out.append(cp)
         i += n
     return out
-
-
-@bug("is_canonical", "canonical-returns-none", "returns None instead of False", rule="type",
-     hint="end without `return`")  # fmt: skip
-def _(ids, merges):
-    if bpe.is_canonical(ids, merges):
-        return True
-
-
-@bug("is_canonical", "canonical-compares-lengths", "only compares how many tokens",
-     hint="same number of tokens is not enough")  # fmt: skip
-def _(ids, merges):
-    text = bpe.decode(ids, bpe.build_vocab(merges))
-    return len(bpe.encode(text, merges)) == len(ids) and "\ufffd" not in text
 
 
 @bug("encode_ordinary_cached", "encode-ordinary-gpt2-pattern", "splits with GPT-2's pattern",
@@ -3078,8 +3223,8 @@ def _(data):
 
 
 @bug("decode_stream", "decode-stream-early",
-     "lets '\ufffd' out as soon as it sees ED A0..BF, where Python's decoder waits",
-     hint="earlier than Python's incremental decoder")  # fmt: skip
+     "lets '\ufffd' out as soon as it sees ED A0..BF, where the rule and Python's decoder wait",
+     hint="too early: the bytes read so far end with b'\\xed\\xa0'")  # fmt: skip
 def _decode_stream_early(ids, vocab):
     utf8_decoder, last = _incremental(), None
     for i in ids:
@@ -3093,6 +3238,54 @@ def _decode_stream_early(ids, vocab):
             last = b
         yield out
     yield utf8_decoder.decode(b"", final=True)
+
+
+def _decode_stream_holding(ids, vocab, cut_at):
+    """A by-hand stream decoder: ``cut_at(data)`` says where the held-back bytes start."""
+    held = b""
+    for i in ids:
+        data = held + vocab[i]
+        cut = cut_at(data)
+        held = data[cut:]
+        yield data[:cut].decode("utf-8", errors="replace")
+    yield held.decode("utf-8", errors="replace")
+
+
+@bug("decode_stream", "decode-stream-last-byte-only", "holds back a lead byte only when it is "
+     "the very last byte, not a lead followed by too few continuation bytes",
+     hint="became '\ufffd': hold back the bytes of an unfinished character")  # fmt: skip
+def _(ids, vocab):
+    def cut_at(data):
+        return len(data) - 1 if data and utf8.byte_kind(data[-1]) == "lead" else len(data)
+
+    return _decode_stream_holding(ids, vocab, cut_at)
+
+
+@bug("decode_stream", "decode-stream-every-lead-needs-three", "counts 3 bytes for every lead "
+     "byte: a 4-byte character comes out broken", hint="11110xxx four")  # fmt: skip
+def _(ids, vocab):
+    def cut_at(data):
+        for back in range(1, min(3, len(data)) + 1):
+            kind = utf8.byte_kind(data[-back])
+            if kind == "lead":
+                return len(data) - back if back < 3 else len(data)
+            if kind != "continuation":
+                break
+        return len(data)
+
+    return _decode_stream_holding(ids, vocab, cut_at)
+
+
+@bug("decode_stream", "decode-stream-holds-non-ascii", "holds back every non-ASCII byte at the "
+     "end (up to three), complete characters too", hint="later than it was complete")  # fmt: skip
+def _(ids, vocab):
+    def cut_at(data):
+        cut = len(data)
+        while cut and data[cut - 1] >= 0x80 and len(data) - cut < 3:
+            cut -= 1
+        return cut
+
+    return _decode_stream_holding(ids, vocab, cut_at)
 
 
 def _encode_choosing(text, merges, choose):

@@ -206,7 +206,7 @@ HOSTILE = {
         {
             "build_vocab": solution("build_vocab"),
             "encode": solution("encode"),
-            "is_canonical": solution("is_canonical").replace(
+            "count_spellings": solution("count_spellings").replace(
                 "from __future__ import annotations", ""
             )
             + "\nimport time\nwhile True:\n    time.sleep(0.01)\n",
@@ -253,9 +253,27 @@ HOSTILE = {
     ),
 }
 #: Work in the shapes a class hands in: (chapter, answers, cell above a stub, cell below a check).
-IS_CANONICAL = (
-    "def is_canonical(ids, merges):\n"
-    "    return encode(decode(ids, build_vocab(merges)), merges) == list(ids)\n"
+COUNT_SPELLINGS = (
+    "def count_spellings(text, merges):\n"
+    "    data, vocab = text.encode(), build_vocab(merges)\n"
+    "    ways = [1] + [0] * len(data)\n"
+    "    for i in range(1, len(data) + 1):\n"
+    "        for token in vocab.values():\n"
+    "            if data.endswith(token, 0, i):\n"
+    "                ways[i] += ways[i - len(token)]\n"
+    "    return ways[-1]\n"
+)
+#: A trainer that calls the get_stats and merge of the chapter's cells: chapter 02 checks the
+#: ones of chapter 00 again and goes on with the student's, or the course's.
+TRAIN_WITH_THE_CHAPTERS_FUNCTIONS = (
+    "def train(text, vocab_size):\n"
+    "    ids, merges = list(text.encode()), {}\n"
+    "    for idx in range(256, vocab_size):\n"
+    "        stats = get_stats(ids)\n"
+    "        pair = max(stats, key=stats.get)\n"
+    "        ids = merge(ids, pair, idx)\n"
+    "        merges[pair] = idx\n"
+    "    return merges\n"
 )
 SHAPES = {
     "helper_cell_above.ipynb": ("00",
@@ -263,12 +281,15 @@ SHAPES = {
         {"get_stats": "from collections import Counter\n\nPAIRS = lambda ids: zip(ids, ids[1:])\n"},
         {},
     ),
-    "wrong_encode_right_is_canonical.ipynb": ("03",
-        {"encode": "def encode(text, merges):\n    return list(text.encode())\n",
-         "is_canonical": IS_CANONICAL},
+    "wrong_build_vocab_right_count_spellings.ipynb": ("03",
+        {"build_vocab": "def build_vocab(merges):\n    return {}\n",
+         "count_spellings": COUNT_SPELLINGS},
         {}, {},
     ),
-    "defined_after_the_check.ipynb": ("03", {}, {}, {"is_canonical": IS_CANONICAL}),
+    "defined_after_the_check.ipynb": ("03", {}, {}, {"count_spellings": COUNT_SPELLINGS}),
+    "train_calls_the_rechecked_functions.ipynb": ("02",
+        {"train": TRAIN_WITH_THE_CHAPTERS_FUNCTIONS}, {}, {},
+    ),
 }  # fmt: skip
 BROKEN_FILES = {
     "not_json.ipynb": "{ this is not json",
@@ -369,14 +390,15 @@ HOSTILE_ROWS = [
     ("course_function_in_a_raw_thread.ipynb", "decode", "failed", "calls the course's own"),
     ("late_future_import.ipynb", "encode", "error", "SyntaxError"),
     ("return_at_the_top.ipynb", "decode", "error", "SyntaxError"),
-    ("slow_test_under_a_full_solution.ipynb", "is_canonical", "error", "ran over"),
+    ("slow_test_under_a_full_solution.ipynb", "count_spellings", "error", "ran over"),
     ("slow_test_under_a_full_solution.ipynb", "encode", "passed", "correct"),
     ("slow_test_under_a_full_solution.ipynb", "build_vocab", "passed", "correct"),
     ("annotation_never_imported.ipynb", "build_vocab", "error", "'Mapping' is not defined"),
     ("helper_cell_above.ipynb", "get_stats", "passed", "correct"),
-    ("wrong_encode_right_is_canonical.ipynb", "encode", "failed", "expected"),
-    ("wrong_encode_right_is_canonical.ipynb", "is_canonical", "passed", "correct"),
-    ("defined_after_the_check.ipynb", "is_canonical", "not attempted", "again after its"),
+    ("wrong_build_vocab_right_count_spellings.ipynb", "build_vocab", "failed", "expected"),
+    ("wrong_build_vocab_right_count_spellings.ipynb", "count_spellings", "passed", "correct"),
+    ("defined_after_the_check.ipynb", "count_spellings", "not attempted", "again after its"),
+    ("train_calls_the_rechecked_functions.ipynb", "train", "passed", "correct"),
     ("not_json.ipynb", "", "error", "not JSON"),
     ("not_a_notebook.ipynb", "", "error", "not a Jupyter notebook"),
     ("no_chapter.ipynb", "", "error", "not a chapter of the course"),

@@ -25,6 +25,7 @@ from itertools import pairwise
 
 __all__ = [
     "build_vocab",
+    "count_spellings",
     "decode",
     "encode",
     "get_stats",
@@ -362,4 +363,34 @@ def is_canonical(
     False
     """
     return encode(decode(ids, build_vocab(merges)), merges) == list(ids)
+# fmt: on
+
+
+# fmt: off
+def count_spellings(
+    text: str, merges: Mapping[tuple[int, int], int]
+) -> int:
+    """How many sequences of token ids spell ``text``: ids of the vocab
+    built from ``merges`` whose bytes, joined, are the UTF-8 bytes of
+    ``text``. Two ids with the same bytes make two different sequences.
+
+    Counted, never listed (there can be astronomically many):
+    ``ways[i]``, the number of spellings of the first ``i`` bytes, is the
+    sum of ``ways[j]`` over the tokens that spell exactly ``data[j:i]``.
+
+    >>> count_spellings("aaa", {(97, 97): 256})  # a a a, aa a, a aa
+    3
+    >>> count_spellings("", {})  # one spelling: no ids at all
+    1
+    """
+    data = text.encode("utf-8")
+    ids_of = {}  # bytes -> how many ids spell them
+    for token in build_vocab(merges).values():
+        ids_of[token] = ids_of.get(token, 0) + 1
+    longest = max(map(len, ids_of))
+    ways = [1] + [0] * len(data)  # ways[i]: spellings of data[:i]
+    for i in range(1, len(data) + 1):
+        for j in range(max(0, i - longest), i):
+            ways[i] += ways[j] * ids_of.get(data[j:i], 0)
+    return ways[-1]
 # fmt: on

@@ -49,14 +49,16 @@ True
 
 **Decoding a stream** is the mirror problem, and much simpler (chapter 03): a model emits ids
 one at a time, and a token can end in the middle of a character. ``StreamDecoder`` hands out
-text as soon as it is complete and holds back the bytes of an unfinished character, with
-Python's incremental UTF-8 decoder. The text it hands out, joined, is ``bpe.decode(ids,
-vocab)`` however the ids are fed (``decode_stream`` is the same as a generator).
+text as soon as it is complete and holds back the bytes of an unfinished character: a lead
+byte followed by fewer continuation bytes than it announces (:func:`unfinished`). The text it
+hands out, joined, is ``bpe.decode(ids, vocab)`` however the ids are fed (``decode_stream`` is
+the same as a generator): text is only ever cut just before a lead byte, where no character
+of UTF-8 can straddle the cut, so decoding the pieces with ``errors="replace"`` replaces what
+decoding the whole would.
 """
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from typing import Literal
 
@@ -64,9 +66,9 @@ import regex
 
 from .fast_encode import FastEncoder
 from .special import allowed_special_set, check_disallowed, disallowed_special_set, find_specials
-from .utf8 import _fix_surrogates
+from .utf8 import _fix_surrogates, byte_kind
 
-__all__ = ["LOOKAHEAD", "StreamDecoder", "decode_stream", "encode_iterable"]
+__all__ = ["LOOKAHEAD", "StreamDecoder", "decode_stream", "encode_iterable", "unfinished"]
 
 LOOKAHEAD = 4
 """Characters a chunk must end before the trailing white space run to be emitted."""
@@ -203,17 +205,41 @@ def _resolve(
 # --- decoding -----------------------------------------------------------------------------------
 
 
+# fmt: off
+def unfinished(data: bytes) -> int:
+    """Where the character that ``data`` leaves unfinished starts
+    (``len(data)`` when its last character is complete).
+
+    An unfinished character is a lead byte followed by fewer continuation
+    bytes than its first bits announce: 110xxxxx two bytes in all, 1110xxxx
+    three, 11110xxx four. Only the last three bytes can hold one.
+
+    >>> unfinished(b"a\\xe2\\x82"), unfinished("a€".encode())
+    (1, 4)
+    """
+    for back in range(1, min(3, len(data)) + 1):
+        b = data[-back]
+        kind = byte_kind(b)
+        if kind == "lead":
+            needs = 2 if b < 0xE0 else 3 if b < 0xF0 else 4
+            return len(data) - back if back < needs else len(data)
+        if kind != "continuation":
+            break  # ASCII or a byte UTF-8 never uses: nothing to wait for
+    return len(data)
+# fmt: on
+
+
 class StreamDecoder:
     """Decode ids as they arrive: text comes out as soon as it is complete.
 
     A token may end in the middle of a character (GPT-2 spells an emoji with several tokens).
     ``decode`` returns the text that the ids fed so far complete, and holds back the bytes of
-    an unfinished character until the rest arrives. ``final=True`` ends the stream: bytes still
-    held become "\ufffd", exactly as ``bpe.decode`` turns them (``errors="replace"``), and the
-    decoder is ready for a new stream.
+    an unfinished character (:func:`unfinished`) until the rest arrives. ``final=True`` ends
+    the stream: bytes still held become "\ufffd", exactly as ``bpe.decode`` turns them
+    (``errors="replace"``), and the decoder is ready for a new stream.
 
-    However the ids are cut into calls, the pieces joined are ``bpe.decode(ids, vocab)``: Python's
-    incremental UTF-8 decoder replaces invalid bytes exactly as the one-shot decoder does.
+    However the ids are cut into calls, the pieces joined are ``bpe.decode(ids, vocab)``: the
+    text is only cut before a lead byte (see the module docstring).
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> decoder = StreamDecoder(vocab)
@@ -225,7 +251,7 @@ class StreamDecoder:
 
     def __init__(self, vocab: Mapping[int, bytes]) -> None:
         self.vocab = vocab
-        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._held = b""
 
     def decode(self, ids: Iterable[int], final: bool = False) -> str:
         """The text completed by ``ids`` (an iterable of ids; ``[idx]`` for one id)."""
@@ -234,15 +260,15 @@ class StreamDecoder:
                 f"ids must be an iterable of token ids, e.g. [idx], got {type(ids).__name__}: "
                 f"{ids!r:.80}"
             )
-        data = []
+        data = [self._held]
         for idx in ids:  # look every id up before decoding: a bad id changes nothing
             if idx not in self.vocab:
                 raise KeyError(f"token id {idx!r} is not in the vocabulary")
             data.append(self.vocab[idx])
-        text = self._utf8.decode(b"".join(data), final=final)
-        if final:
-            self._utf8.reset()
-        return text
+        joined = b"".join(data)
+        cut = len(joined) if final else unfinished(joined)
+        self._held = joined[cut:]
+        return joined[:cut].decode("utf-8", errors="replace")
 
     @property
     def pending(self) -> bytes:
@@ -252,9 +278,10 @@ class StreamDecoder:
         >>> decoder.decode([0xE2, 0x82]), decoder.pending
         ('', b'\xe2\x82')
         """
-        return self._utf8.getstate()[0]
+        return self._held
 
 
+# fmt: off
 def decode_stream(
     ids: Iterable[int],
     vocab: Mapping[int, bytes],
@@ -262,23 +289,24 @@ def decode_stream(
     """Yield the text of ``ids`` as it becomes complete, reading ``ids``
     lazily.
 
-    One piece per id that completes text (ids that end inside a character
-    yield nothing), then whatever the end of the stream completes.
+    After each id, the text its bytes complete (nothing, when they end
+    inside a character); at the end, whatever is still held back.
     ``"".join(decode_stream(ids, vocab))`` is ``bpe.decode(ids, vocab)``.
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> list(decode_stream("a€".encode(), vocab))
     ['a', '€']
-    >>> list(decode_stream([104, 226, 130], vocab))  # "€" never ends
+    >>> list(decode_stream([104, 226, 130], vocab))  # the stream ends inside
     ['h', '\ufffd']
     """
-    # keeps unfinished bytes
-    utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    held = b""  # the start of a character whose other bytes are still to come
     for idx in ids:
-        text = utf8.decode(vocab[idx])
+        data = held + vocab[idx]
+        cut = unfinished(data)  # everything before it is complete text
+        held = data[cut:]
+        text = data[:cut].decode("utf-8", errors="replace")
         if text:
             yield text
-    # the end: bytes still held become "\ufffd"
-    text = utf8.decode(b"", final=True)
-    if text:
-        yield text
+    if held:  # the stream ends inside a character
+        yield held.decode("utf-8", errors="replace")
+# fmt: on

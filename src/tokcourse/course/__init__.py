@@ -31,6 +31,8 @@ Display and results:
 * ``chunks``         a split pattern's chunks as coloured HTML, its alternatives, and which
   alternative made each chunk (chapters 04 and 05)
 * ``forest``         merge trees: layout and drawing
+* ``merge_order``    encoding by three candidate rules for the next merge (chapter 03 runs them
+  before its ``encode`` exercise)
 * ``plotting``       plotly set-up for notebooks and the static book
 * ``benchmarks``     the measured numbers of ``benchmarks/`` (``results.json``) for chapter 13
 * ``timing``         timings a chapter prints: CPU seconds of the kernel, best of a few runs

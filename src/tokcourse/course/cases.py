@@ -261,6 +261,9 @@ class Exercise:
     ``ordered``: the parameters whose dict order is part of the input, because the text gives
     it a meaning ("the merges in the order they were learned"). Every other dict or set
     argument is also tried in another insertion order: the answer must not change.
+    ``accepts(case, expected, got)``: for an exercise with more than one right answer, whether
+    ``got`` is one of them on ``case`` (``expected`` is the reference's answer; both in compared
+    form, ``got`` of the right type). Default: ``got == expected``.
     """
 
     name: str
@@ -274,6 +277,16 @@ class Exercise:
     call: Callable[[Callable, tuple, dict], Any] | None = None
     names: Names | None = None
     ordered: tuple[str, ...] = ()
+    accepts: Callable[[Case, Any, Any], bool] | None = None
+
+    def right(self, case: Case, expected: Any, got: Any) -> bool:
+        """Whether ``got`` (in compared form) is a right answer on ``case``."""
+        if self.accepts is None:
+            return bool(got == expected)
+        try:
+            return bool(self.accepts(case, expected, got))
+        except Exception:  # an answer of a shape the rule cannot read is not right
+            return False
 
     @property
     def shown(self) -> Callable:

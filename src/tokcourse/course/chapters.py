@@ -36,12 +36,12 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Strings, Unicode and UTF-8",
         ("encode_two_bytes", "utf8_encode", "byte_kind", "utf8_decode"),
     ),
-    Chapter("02", "bpe", "Byte Pair Encoding", ("train",)),
+    Chapter("02", "bpe", "Byte Pair Encoding", ("train", "most_frequent_pair")),
     Chapter(
         "03",
         "encode_decode",
         "Encoding and decoding",
-        ("build_vocab", "encode", "decode", "decode_stream", "is_canonical"),
+        ("build_vocab", "encode", "decode", "decode_stream", "count_spellings"),
     ),
     Chapter(
         "04",

@@ -16,6 +16,9 @@ An exercise is a statement, a stub raising ``NotImplementedError``, a check cell
   failing input only.
 * Where the exercise text says what an error message names ("raise ValueError naming the two
   ids"), the exercise declares it (:class:`Names`) and the check reads the message.
+* An exercise with more than one right answer (``Exercise.accepts``: "any most frequent
+  pair", "any moment between these two") is judged by the rule, not by equality with the
+  reference; the report then shows the reference's answer as one right answer among others.
 * A verdict never depends on luck: an input with a dict or set argument is run a second time
   with every such argument rebuilt in another insertion order (:func:`reordered`: a dict in
   reverse), except the arguments whose order the exercise gives a meaning
@@ -163,7 +166,8 @@ def _judge(exercise: Exercise, case: Case, expected_raw: Any, call: _Call) -> _F
                 "(copy first, or build a new list as you go)."
             )
             return _Failure(case, "mutated", expected_raw, got, hint, call.printed, changed)
-    if _normalized(exercise, plain(got)) != expected:  # plain: no __eq__ of the student's
+    # plain: no __eq__ of the student's
+    if not exercise.right(case, expected, _normalized(exercise, plain(got))):
         return _Failure(case, "failed", expected_raw, got, printed=call.printed)
     return None
 

@@ -95,6 +95,10 @@ def _report(
     headline = _HEADLINES.get(kind, "wrong on {k} of {n} test inputs. The smallest one:")
     lines = [f"❌ {name}: " + headline.format(k=k, n=n), f"   {case.call_repr(name)}"]
     difference = _difference(exercise, failure.expected, failure.got) if kind == "failed" else None
+    one_of = ""
+    if exercise.accepts is not None and not isinstance(failure.expected, Raised):
+        # several answers are right: the reference's is one, not the one to copy
+        difference, one_of = None, " (one right answer; the hint says what is wrong)"
     if kind == "mutated":
         lines.append(f"   expected: the arguments unchanged, and {_short(failure.expected)}")
     elif kind == "message" and exercise.names is not None:
@@ -102,7 +106,7 @@ def _report(
     elif difference or (kind == "order" and _long(failure.expected)):
         lines.append(f"   expected: {_size(failure.expected)}")
     else:
-        lines.append(f"   expected: {_short(failure.expected)}")
+        lines.append(f"   expected: {_short(failure.expected)}{one_of}")
     if kind == "stuck":
         lines.append(f"   got:      no answer within {time_limit:g} s (an endless loop?)")
     elif kind in ("error", "message"):

@@ -5,12 +5,14 @@ process, before any of its code runs. Nothing here executes a student's code: it
 
 * :func:`read_notebook` refuses, with a reason, a file that is not JSON or not a notebook.
 * :func:`identify` says which chapter a notebook is: by the exercises its check cells name
-  (``encode = check.encode(encode)``), else by ``metadata.tokcourse.chapter`` (the student
+  (``encode = check.encode(encode)``; on a tie, the later chapter, which checks again what the
+  earlier taught), else by ``metadata.tokcourse.chapter`` (the student
   edition writes it), else by the file's name (``03_encode_decode.ipynb``, ``alice-03_...``).
 * :func:`plan` says what the grader runs of each code cell. The student edition marks each of
   the chapter's own code cells with a fingerprint of its source (:func:`course_mark`). From
-  such a cell, unchanged, the grader takes only the *definitions*: imports, functions, classes
-  and literal constants, not the chapter's computations (training a tokenizer, drawing a
+  such a cell, unchanged, the grader takes only the *definitions*: imports, functions, classes,
+  literal constants and the check of an earlier chapter's exercise (which defines the function
+  the chapter goes on with), not the chapter's computations (training a tokenizer, drawing a
   figure; nor its imports of drawing libraries, :data:`DRAWING`). Every other cell is the
   student's: an exercise's stub cell, a cell the student added or changed, a cell that
   defines one of the chapter's exercises. From those it runs every statement, as Run All
@@ -34,6 +36,11 @@ CHECK_CALL = re.compile(r"\bcheck\.(\w+)\s*\(")
 NAME_NUMBER = re.compile(r"(?<![0-9])([0-9]{2})_([a-z0-9_]+?)(?:[^a-z0-9_]|$)")
 MAGIC = re.compile(r"^(?P<indent>[ \t]*)[%!].*$", re.M)
 DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: Every exercise of the course. A chapter may check again an earlier chapter's exercise
+#: (chapter 02 checks the get_stats and merge of chapter 00): that check line defines the
+#: function the chapter goes on with (the student's if it passes, else the course's), so the
+#: grader runs it like a definition.
+EVERY_EXERCISE = tuple(name for ch in CHAPTERS for name in ch.exercises)
 #: Libraries the chapters import only to draw: a chapter cell's import of one is not run (it
 #: costs more than the rest of a notebook's grading); a student's cell imports what it uses.
 DRAWING = {"matplotlib", "plotly", "IPython", "pandas"}
@@ -102,7 +109,9 @@ def identify(nb: dict, filename: str) -> tuple[Chapter | None, str]:
     """The chapter of a notebook, and how it was recognised (or why not)."""
     named = [m for c in code_cells(nb) for m in CHECK_CALL.findall(source(c))]
     votes = {ch.number: sum(n in ch.exercises for n in named) for ch in CHAPTERS}
-    best = max(votes, key=lambda k: votes[k])
+    # a chapter may check again what an earlier one taught (02 checks the get_stats and merge
+    # of chapter 00), never a later chapter's exercises: on a tie, the later chapter is it
+    best = max(votes, key=lambda k: (votes[k], k))
     if votes[best]:
         return chapter(best), "by its check cells"
     meta = nb.get("metadata", {})
@@ -198,8 +207,11 @@ def plan(nb: dict, exercises: tuple[str, ...]) -> list[CellPlan]:
         for stmt in tree.body:
             if cell_plan.checks and _is_check_line(stmt, exercises):
                 continue  # the grader runs the checks itself
-            if cell_plan.answer or (
-                (isinstance(stmt, DEFINITIONS) and not _imports_drawing(stmt)) or _is_constant(stmt)
+            if (
+                cell_plan.answer
+                or _is_check_line(stmt, EVERY_EXERCISE)  # an earlier chapter's, checked again
+                or (isinstance(stmt, DEFINITIONS) and not _imports_drawing(stmt))
+                or _is_constant(stmt)
             ):
                 module = ast.Module(body=[stmt], type_ignores=[])
                 cell_plan.statements.append(Statement(module, _defined_names(stmt), stmt.lineno))

@@ -1,4 +1,5 @@
-"""Chapter 02: BPE training (get_stats, merge, train, build_vocab).
+"""BPE's two functions and the vocabulary: get_stats and merge (chapter 00), build_vocab
+(chapter 03).
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -256,96 +257,6 @@ def _merge_hint_first_only(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
-# --- train -------------------------------------------------------------------------------------
-
-
-def _train_cases() -> Iterator[Case]:
-    yield from (
-        Case(("aaabdaaabac", 259)),
-        Case(("aaabdaaabac", 256)),
-        Case(("ab", 257)),
-        # every pair occurs once: the tie rule decides everything
-        Case(("abcd", 258), rule="`(vocab[a], vocab[b])` is greatest"),
-        Case(("dcba", 258), rule="`(vocab[a], vocab[b])` is greatest"),
-        Case(("aaaa", 258)),
-        Case(("hello world, hello moon", 265)),
-        Case(("😀😀", 260)),
-    )
-    rng = random.Random(3)
-    produced = 0
-    while produced < 48:
-        # half ASCII, half with characters of two, three and four UTF-8 bytes
-        alphabet = "ab cd" if produced % 2 else "ab céд한👋"
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(2, 60)))
-        vocab_size = 256 + rng.randrange(1, 12)
-        try:
-            bpe.train(text, vocab_size)
-        except ValueError:  # not enough pairs for that many merges: not a fair question
-            continue
-        produced += 1
-        yield Case((text, vocab_size))
-
-
-def _as_items(merges: Any) -> list:
-    return list(dict(merges).items())
-
-
-def _train_hint_ids(case: Case, expected: Any, got: Any) -> str | None:
-    if isinstance(got, list) and [p for p, _ in got] == [p for p, _ in expected]:
-        first = got[0][1] if got else None
-        return (
-            f"the right pairs with the wrong new ids (your first is {first}): ids 0-255 are the "
-            "bytes, so merge number i (counting from 0) mints 256 + i."
-        )
-    return None
-
-
-def _train_hint_code_points(case: Case, expected: Any, got: Any) -> str | None:
-    text, _ = case.args
-    if not isinstance(got, list) or text.isascii():
-        return None
-    minted = {i for _, i in got}
-    if any(x > 255 and x not in minted for pair, _ in got for x in pair):
-        return (
-            "a merge uses an id above 255 that no merge made, so training did not start from "
-            "bytes: begin with list(text.encode('utf-8')), not ord() of each character (a "
-            "code point can be far above 255 and would collide with the merge ids)."
-        )
-    return None
-
-
-def _train_hint_count(case: Case, expected: Any, got: Any) -> str | None:
-    text, vocab_size = case.args
-    if isinstance(got, list) and len(got) != len(expected) and got == expected[: len(got)]:
-        return (
-            f"{len(got)} merges instead of {len(expected)}: a vocabulary of {vocab_size} "
-            f"tokens is 256 bytes plus vocab_size - 256 = {vocab_size - 256} merges."
-        )
-    return None
-
-
-def _train_hint_ties(case: Case, expected: Any, got: Any) -> str | None:
-    if not isinstance(got, list):
-        return None
-    text, _ = case.args
-    ids = list(text.encode("utf-8"))
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (want, idx), theirs in zip(expected, got, strict=False):
-        stats = bpe.get_stats(ids)
-        their_pair = theirs[0] if isinstance(theirs, tuple) and len(theirs) == 2 else None
-        if their_pair != want:
-            if their_pair in stats and stats[their_pair] == stats[want]:
-                return (
-                    f"{their_pair} and {want} are equally frequent here ({stats[want]}x). "
-                    "The tie rule: take the pair whose bytes (vocab[a], vocab[b]) are "
-                    "lexicographically greatest, not whichever pair max() meets first."
-                )
-            return None
-        ids = bpe.merge(ids, want, idx)
-        vocab[idx] = vocab[want[0]] + vocab[want[1]]
-    return None
-
-
 # --- build_vocab -------------------------------------------------------------------------------
 
 
@@ -465,17 +376,6 @@ EXERCISES: dict[str, Entry] = {
                 _merge_hint_step_one,
                 _merge_hint_first_only,
             ),
-        ),
-    ),
-    "train": Entry(
-        "train(text, vocab_size) -> merges",
-        lambda: Exercise(
-            "train",
-            bpe.train,
-            _train_cases,
-            normalize=_as_items,
-            returns=dict_of(PAIR, INT, "a dict {(a, b): new_id}, in the order learned"),
-            hints=(_train_hint_code_points, _train_hint_count, _train_hint_ids, _train_hint_ties),
         ),
     ),
     "build_vocab": Entry(

@@ -1,4 +1,5 @@
-"""Chapter 03: decoding and encoding with merges (decode, decode_stream, encode, is_canonical).
+"""Chapter 03: decoding and encoding with merges (decode, decode_stream, encode,
+count_spellings).
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -15,7 +16,6 @@ from typing import Any
 from tokcourse import bpe, stream
 from tokcourse.course.checks.bpe_training import _trained_merges
 from tokcourse.course.exercises import (
-    BOOL,
     INT,
     STR,
     Case,
@@ -171,39 +171,64 @@ def _when(pieces: list[_Piece]) -> list[int]:
     return [piece.after for piece in pieces for _ in piece.text]
 
 
+def _pythons_pieces(ids: list[int], vocab: dict) -> list[_Piece]:
+    """What Python's own incremental UTF-8 decoder lets out, and when: the earliest the check
+    accepts (it lets some starts that no byte can complete, such as E0 80, out at once)."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    out = [_Piece(decoder.decode(vocab[idx]), i + 1) for i, idx in enumerate(ids)]
+    out.append(_Piece(decoder.decode(b"", final=True), len(ids)))
+    return [piece for piece in out if piece.text]
+
+
+def _stream_in_time(case: Case, expected: Any, got: Any) -> bool:
+    """The right text, each character out no later than the rule of the text lets it out
+    (the reference's timing) and no earlier than Python's incremental decoder lets it out."""
+    if not isinstance(got, list) or not all(isinstance(p, _Piece) for p in got):
+        return False
+    ids, vocab = case.args
+    text = "".join(piece.text for piece in expected)
+    if "".join(piece.text for piece in got) != text:
+        return False
+    earliest, latest = _when(_pythons_pieces(ids, vocab)), _when(expected)
+    return all(a <= t <= b for a, t, b in zip(earliest, _when(got), latest, strict=True))
+
+
+def _held_after(ids: list[int], vocab: dict, n: int) -> bytes:
+    """The bytes the rule holds back after reading ``n`` ids."""
+    data = b"".join(vocab[idx] for idx in ids[:n])
+    return data[stream.unfinished(data) :]
+
+
 def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece]) -> str:
     """The right text at the wrong time: say which way, early or late, and where."""
-    text = "".join(piece.text for piece in expected)
-    i, theirs, ours = next(
-        (i, a, b) for i, (a, b) in enumerate(zip(_when(got), _when(expected), strict=True))
-        if a != b
-    )  # fmt: skip
     ids, vocab = case.args
-    if theirs < ours:
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        for idx in ids[:theirs]:
-            decoder.decode(vocab[idx])
-        held = decoder.getstate()[0]
-        return (
-            f"{text[i]!r} came out after {theirs} id{'s' * (theirs != 1)}, earlier than "
-            f"Python's incremental decoder lets it out (after {ours}): at that point the "
-            f"decoder still holds {held!r}, waiting for the next byte (it waits after ED "
-            "A0..BF, the start of an encoded surrogate, too). The check follows that decoder: "
-            "feed each token's bytes to one codecs.getincrementaldecoder('utf-8')"
-            "(errors='replace') and yield what it returns."
-        )
-    return (
-        f"{text[i]!r} came out after {theirs} ids, later than it was complete (after {ours}): "
-        "yield after each id the text it completes, before reading the next id (do not "
-        "collect the ids or the text first)."
-    )
+    text = "".join(piece.text for piece in expected)
+    earliest = _when(_pythons_pieces(ids, vocab))
+    latest = _when(expected)
+    for i, (a, t, b) in enumerate(zip(earliest, _when(got), latest, strict=True)):
+        if t < a:
+            held = _held_after(ids, vocab, t)
+            return (
+                f"{text[i]!r} came out after {t} id{'s' * (t != 1)}, too early: the bytes read "
+                f"so far end with {held!r}, a lead byte followed by fewer continuation bytes "
+                "than it announces, which the next id may complete. Hold such bytes back and "
+                "decode them with the bytes that come next."
+            )
+        if t > b:
+            return (
+                f"{text[i]!r} came out after {t} ids, later than it was complete (after {b}): "
+                "yield after each id the text it completes, before reading the next id, and "
+                "hold back only an unfinished character (a lead byte followed by fewer "
+                "continuation bytes than it announces), not complete ones."
+            )
+    return "the text comes out at the right moments, but in other pieces"
 
 
 def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(got, UnicodeDecodeError):
         return (
-            "ids can end inside a character, or spell bytes that are not UTF-8: create the "
-            "incremental decoder with errors='replace'."
+            "ids can end inside a character, or spell bytes that are not UTF-8: decode with "
+            "errors='replace', so that such bytes become '\ufffd' instead of crashing."
         )
     if not isinstance(got, list) or not isinstance(expected, list):
         return None
@@ -213,16 +238,21 @@ def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
         return _decode_stream_timing(case, expected, got)
     if want.startswith(text) and set(want[len(text) :]) == {"\ufffd"}:
         return (
-            "the end of the stream is missing: bytes of an unfinished character are still held "
-            "when the ids run out. After the loop, call decode(b'', final=True) and yield what "
-            "it returns."
+            "the end of the stream is missing: the bytes of an unfinished character are still "
+            "held back when the ids run out. After the loop, decode what is held with "
+            "errors='replace' (errors='ignore' would drop it) and yield it."
         )
     if text.count("\ufffd") > want.count("\ufffd"):
         return (
-            "a character split across tokens became '\ufffd': decode with one incremental "
-            "decoder for the whole stream (codecs.getincrementaldecoder('utf-8')), which keeps "
-            "an unfinished character's bytes until the rest arrives; never decode each token "
-            "on its own, and do not pass final=True before the end."
+            "a character split across tokens became '\ufffd': hold back the bytes of an "
+            "unfinished character (a lead byte followed by fewer continuation bytes than it "
+            "announces: 110xxxxx two bytes in all, 1110xxxx three, 11110xxx four) and decode "
+            "them together with the bytes of the next ids, never each token on its own."
+        )
+    if text.count("\ufffd") < want.count("\ufffd"):
+        return (
+            "bytes that are not UTF-8 vanished: decode with errors='replace', so the reader "
+            "sees '\ufffd' where the text was broken."
         )
     return None
 
@@ -327,57 +357,84 @@ def _encode_hint_no_stop(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
-# --- is_canonical ------------------------------------------------------------------------------
+# --- count_spellings --------------------------------------------------------------------------
+
+#: The words of the exercise text for the rules some inputs test.
+_SAME_BYTES = "two ids with the same bytes"
+_EMPTY_TEXT = "empty text has exactly one spelling"
+_NOT_LISTED = "without listing them"
+_BYTES_NOT_CHARACTERS = "of its UTF-8 bytes"
+
+# "abc" is spelled by two merged tokens: (ab, c) -> 257 and (a, bc) -> 259
+_TWICE_ABC = {(97, 98): 256, (256, 99): 257, (98, 99): 258, (97, 258): 259}
 
 
-def _same_length_impostors(merges: dict, rng: random.Random, wanted: int) -> list[list[int]]:
-    """Non-canonical id sequences exactly as long as the canonical ones for their text."""
-    vocab = bpe.build_vocab(merges)
-    ids_pool = sorted(vocab)
-    found: list[list[int]] = []
-    for _ in range(3000):
-        ids = [rng.choice(ids_pool) for _ in range(rng.randrange(2, 6))]
-        canonical = bpe.encode(bpe.decode(ids, vocab), merges)
-        if len(canonical) == len(ids) and canonical != ids and ids not in found:
-            found.append(ids)
-            if len(found) == wanted:
-                break
-    return found
+def _count_spellings_cases() -> Iterator[Case]:
+    yield Case(("", {}), rule=_EMPTY_TEXT)
+    yield Case(("", _AAA), rule=_EMPTY_TEXT)
+    yield Case(("a", {}))
+    yield Case(("ab", {}))
+    yield Case(("aa", _AAA))
+    yield Case(("aaa", {(97, 97): 256}))
+    yield Case(("aaa", _AAA))
+    yield Case(("aaab", _AAA))
+    yield Case(("e ", _E_SPACE))
+    yield Case(("é", {(195, 169): 256}), rule=_BYTES_NOT_CHARACTERS)
+    yield Case(("€", {(226, 130): 256, (256, 172): 257}), rule=_BYTES_NOT_CHARACTERS)
+    yield Case(("abc", _TWICE_ABC), rule=_SAME_BYTES)
+    yield Case(("xabcx", _TWICE_ABC), rule=_SAME_BYTES)
+    # far too many spellings to list: 200 a's with a, aa and aaa
+    yield Case(("a" * 200, _AAA), rule=_NOT_LISTED)
+    rng = random.Random(13)
+    for merges in _trained_merges():
+        for _ in range(5):
+            text = "".join(rng.choice("ab cthe.👋é") for _ in range(rng.randrange(0, 25)))
+            yield Case((text, merges))
 
 
-def _is_canonical_cases() -> Iterator[Case]:
-    merges = {(97, 97): 256, (256, 97): 257, (98, 99): 258}
-    for ids in ([], [256], [97, 97], [257], [97, 256], [256, 97], [258], [98, 99], [226]):
-        yield Case((ids, merges))
-    # "aaaa" is [256, 256]; [97, 257] and [257, 97] spell it in as many tokens, yet differ
-    for ids in ([256, 256], [97, 257], [257, 97]):
-        yield Case((ids, merges))
-    rng = random.Random(10)
-    for trained in _trained_merges()[:4]:
-        vocab_ids = sorted(bpe.build_vocab(trained))
-        for _ in range(10):
-            text = "".join(rng.choice("ab cthe") for _ in range(rng.randrange(0, 12)))
-            yield Case((bpe.encode(text, trained), trained))  # canonical by construction
-            yield Case(([rng.choice(vocab_ids) for _ in range(rng.randrange(1, 6))], trained))
-        for ids in _same_length_impostors(trained, rng, 4):
-            yield Case((ids, trained))
+def _spellings_by_bytes_set(text: str, merges: dict) -> int:
+    """What counting distinct byte strings, not ids, gives (for the hint)."""
+    data, tokens = text.encode("utf-8"), set(bpe.build_vocab(merges).values())
+    ways = [1] + [0] * len(data)
+    for i in range(1, len(data) + 1):
+        ways[i] = sum(ways[j] for j in range(i) if data[j:i] in tokens)
+    return ways[-1]
 
 
-def _is_canonical_hint(case: Case, expected: Any, got: Any) -> str | None:
-    if not (got is True and expected is False):
-        return None
-    ids, merges = case.args
-    canonical = bpe.encode(bpe.decode(ids, bpe.build_vocab(merges)), merges)
-    if len(canonical) == len(ids):
+def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
+    text, merges = case.args
+    if got is None and len(text) > 100:
         return (
-            f"the same number of tokens is not enough: {ids} and {canonical} spell the same "
-            "text in as many tokens, and only the second is what encode makes. Compare the "
-            "ids themselves."
+            f"{text[:3]!r}... has {expected:.3g} spellings: no program can list them one by "
+            "one. Count them instead: the spellings of the first i bytes are the sum, over the "
+            "tokens that end exactly at byte i, of the spellings of what comes before the "
+            "token (a list ways[0..n], filled from the left)."
         )
-    return (
-        "many id sequences spell the same text and encode makes only one of them, so "
-        "encode(decode(ids)) == ids does not always hold. Decode, encode again, compare."
-    )
+    if isinstance(got, KeyError):
+        return (
+            f"KeyError {got}: build the vocabulary from the merges in the order they were "
+            "learned (the dict's own order; your build_vocab does), so that both halves of "
+            "each merge are there before it."
+        )
+    if not isinstance(got, int):
+        return None
+    if text == "" and got != 1:
+        return (
+            "the empty text has exactly one spelling, the empty sequence of ids: ways[0] = 1, "
+            "which is also what makes the sums for the longer prefixes come out right."
+        )
+    if got == _spellings_by_bytes_set(text, merges) != expected:
+        return (
+            "two ids with the same bytes are two different sequences of ids: count ids, not "
+            "distinct byte strings (a set of vocab.values() counts them once)."
+        )
+    if not text.isascii() and got < expected:
+        return (
+            "count over the UTF-8 bytes of the text, not its characters: a token may hold part "
+            "of a character (here text.encode('utf-8') is "
+            f"{list(text.encode('utf-8'))})."
+        )
+    return None
 
 
 #: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
@@ -401,6 +458,7 @@ EXERCISES: dict[str, Entry] = {
             stream.decode_stream,
             _decode_stream_cases,
             call=_run_decode_stream,
+            accepts=_stream_in_time,
             hints=(_decode_stream_hint,),
         ),
     ),
@@ -415,15 +473,14 @@ EXERCISES: dict[str, Entry] = {
             hints=(_encode_hint_guard, _encode_hint_no_stop, _encode_hint_order),
         ),
     ),
-    "is_canonical": Entry(
-        "is_canonical(ids, merges) -> bool",
+    "count_spellings": Entry(
+        "count_spellings(text, merges) -> int",
         lambda: Exercise(
-            "is_canonical",
-            bpe.is_canonical,
-            _is_canonical_cases,
-            normalize=bool,
-            returns=BOOL,
-            hints=(_is_canonical_hint,),
+            "count_spellings",
+            bpe.count_spellings,
+            _count_spellings_cases,
+            returns=INT,
+            hints=(_count_spellings_hint,),
             ordered=("merges",),
         ),
     ),

@@ -1,0 +1,348 @@
+"""Chapter 02: the trainer (train) and its tie rule (most_frequent_pair).
+
+``train`` accepts any most frequent pair at each step (``Exercise.accepts``): the check replays
+the merges on the text and asks, step by step, that each one is a pair with the highest count
+in the current sequence, minting 256, 257, ... ``most_frequent_pair`` is the tie rule the
+chapter motivates, and its answer is compared exactly; the engine also runs every input again
+with ``stats`` in another insertion order, which is how a rule that depends on the order of
+counting is caught.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from tokcourse import bpe
+from tokcourse.course.exercises import INT, PAIR, Case, Entry, Exercise, dict_of
+
+# --- train -------------------------------------------------------------------------------------
+
+
+def _times(n: int) -> str:
+    return f"{n} time{'s' * (n != 1)}"
+
+
+#: The rule the train check enforces at every step, in the exercise text's words.
+_ANY_TOP = "any of them"
+
+
+def _train_cases() -> Iterator[Case]:
+    yield from (
+        Case(("aaabdaaabac", 259), rule=_ANY_TOP),  # step 2 is a tie
+        Case(("aaabdaaabac", 256)),
+        Case(("ab", 257)),
+        # every pair occurs once: each step is a tie, every choice is right
+        Case(("abcd", 258), rule=_ANY_TOP),
+        Case(("aaaa", 258)),
+        Case(("aaaaaxbcbcbc", 258)),  # overlapping runs: aa is counted 4 times, merged twice
+        Case(("hello world, hello moon", 265)),
+        Case(("😀😀", 260)),
+    )
+    rng = random.Random(3)
+    produced = 0
+    while produced < 48:
+        # half ASCII, half with characters of two, three and four UTF-8 bytes
+        alphabet = "ab cd" if produced % 2 else "ab céд한👋"
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(2, 60)))
+        vocab_size = 256 + rng.randrange(1, 12)
+        try:
+            bpe.train(text, vocab_size)
+        except ValueError:  # not enough pairs for that many merges: not a fair question
+            continue
+        produced += 1
+        yield Case((text, vocab_size))
+
+
+def _as_items(merges: Any) -> list:
+    return list(dict(merges).items())
+
+
+@dataclass(frozen=True)
+class _Step:
+    """Where a list of merges first breaks the rules of training, and what was there."""
+
+    problem: str  # "id", "not a pair", "absent", "not top", "count"
+    step: int = 0  # 0 for the first merge
+    pair: Any = None
+    count: int = 0  # how often their pair occurred at that step
+    top: int = 0  # the highest count at that step
+    top_pairs: tuple = ()
+    new_id: Any = None
+
+
+def _first_wrong_step(text: str, vocab_size: int, items: list) -> _Step | None:
+    """Replay ``items`` ((pair, id) in order) on the bytes of ``text``; the first broken rule.
+
+    Each id must be 256 + its position, each pair a pair of ids that occurs in the current
+    sequence with the highest count there, and there must be vocab_size - 256 of them.
+    """
+    ids = list(text.encode("utf-8"))
+    for step, item in enumerate(items):
+        pair, new_id = item
+        if new_id != 256 + step:
+            return _Step("id", step, pair, new_id=new_id)
+        stats = bpe.get_stats(ids)
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            return _Step("not a pair", step, pair)
+        top = max(stats.values(), default=0)
+        tops = tuple(p for p, n in stats.items() if n == top)
+        if pair not in stats:
+            return _Step("absent", step, pair, 0, top, tops)
+        if stats[pair] != top:
+            return _Step("not top", step, pair, stats[pair], top, tops)
+        ids = bpe.merge(ids, pair, new_id)
+    if len(items) != vocab_size - 256:
+        return _Step("count", len(items))
+    return None
+
+
+def _valid_training(case: Case, expected: Any, got: Any) -> bool:
+    """Any most frequent pair at each step: the merges replay on the text, each a top pair."""
+    text, vocab_size = case.args
+    return _first_wrong_step(text, vocab_size, got) is None
+
+
+def _wrong_step(case: Case, got: Any) -> _Step | None:
+    if not isinstance(got, list):
+        return None
+    text, vocab_size = case.args
+    return _first_wrong_step(text, vocab_size, got)
+
+
+def _train_hint_ids(case: Case, expected: Any, got: Any) -> str | None:
+    wrong = _wrong_step(case, got)
+    if wrong is None or wrong.problem != "id":
+        return None
+    return (
+        f"merge number {wrong.step} (counting from 0) minted the id {wrong.new_id!r}, and it "
+        f"must be {256 + wrong.step}: ids 0-255 are the bytes, so merge number i mints 256 + i, "
+        "and the merges come in the order they were learned."
+    )
+
+
+def _train_hint_same_pair(case: Case, expected: Any, got: Any) -> str | None:
+    _, vocab_size = case.args
+    if isinstance(got, list) and got and len(got) < vocab_size - 256 == got[-1][1] - 255:
+        return (
+            f"only {len(got)} merge(s), the last minting {got[-1][1]}: the same pair was chosen "
+            "again and again, and each time the dict entry was overwritten. The sequence never "
+            "changed: keep what merge returns, ids = merge(ids, pair, idx)."
+        )
+    return None
+
+
+def _train_hint_code_points(case: Case, expected: Any, got: Any) -> str | None:
+    text, _ = case.args
+    if not isinstance(got, list) or text.isascii():
+        return None
+    minted = {i for _, i in got}
+    if any(x > 255 and x not in minted for pair, _ in got for x in pair):
+        return (
+            "a merge uses an id above 255 that no merge made, so training did not start from "
+            "bytes: begin with list(text.encode('utf-8')), not ord() of each character (a "
+            "code point can be far above 255 and would collide with the merge ids)."
+        )
+    return None
+
+
+def _train_hint_count(case: Case, expected: Any, got: Any) -> str | None:
+    text, vocab_size = case.args
+    wrong = _wrong_step(case, got)
+    if wrong is None or wrong.problem != "count":
+        return None
+    return (
+        f"{len(got)} merges instead of {vocab_size - 256}: a vocabulary of {vocab_size} "
+        f"tokens is 256 bytes plus vocab_size - 256 = {vocab_size - 256} merges."
+    )
+
+
+def _counted_once(text: str, n: int) -> list:
+    """What a trainer that counts the pairs once, before the loop, merges (for the hint)."""
+    ids = list(text.encode("utf-8"))
+    stats = bpe.get_stats(ids)
+    out = []
+    for idx in range(256, 256 + n):
+        pair = max(stats, key=stats.__getitem__)
+        ids = bpe.merge(ids, pair, idx)
+        out.append((pair, idx))
+        del stats[pair]
+    return out
+
+
+def _train_hint_not_top(case: Case, expected: Any, got: Any) -> str | None:
+    wrong = _wrong_step(case, got)
+    if wrong is None or wrong.problem not in ("absent", "not top"):
+        return None
+    text, _ = case.args
+    step, pair = wrong.step, wrong.pair
+    if step and got[step - 1][0] == pair:
+        return (
+            f"merge number {step} repeats the pair {pair} of merge number {step - 1}: after a "
+            "merge the sequence must change, ids = merge(ids, pair, idx), and the next count "
+            "is made on that new sequence."
+        )
+    seen = f"occurs {_times(wrong.count)}" if wrong.count else "does not occur at all"
+    top = ", ".join(map(str, wrong.top_pairs[:3]))
+    if step and [p for p, _ in got[: step + 1]] == [p for p, _ in _counted_once(text, step + 1)]:
+        return (
+            f"merge number {step}, {pair}, was chosen from counts made before the first merge: "
+            f"in the current sequence it {seen}, while the most frequent pair ({top}) occurs "
+            f"{wrong.top} times. Count the pairs again after every merge (get_stats on the "
+            "current ids, inside the loop)."
+        )
+    return (
+        f"merge number {step} is {pair}, which {seen} in the sequence at that step; the most "
+        f"frequent pair there occurs {wrong.top} times ({top}). Merge a pair with the highest "
+        "count of the current sequence: count, merge, and count again."
+    )
+
+
+# --- most_frequent_pair ------------------------------------------------------------------------
+
+#: Words of the exercise text that state the tie rule, for the inputs that test it.
+_GREATEST = "is greatest"
+_AS_TUPLE = "as a tuple"
+_SMALLER_IDS = "the smaller `a`, then the smaller `b`"
+
+
+def _vocab_with(*tokens: bytes) -> dict[int, bytes]:
+    """The 256 byte tokens, then ``tokens`` as ids 256, 257, ..."""
+    return bpe.build_vocab({}) | {256 + i: t for i, t in enumerate(tokens)}
+
+
+def _most_frequent_pair_cases() -> Iterator[Case]:
+    byte_vocab = bpe.build_vocab({})
+    yield Case(({(97, 98): 1}, byte_vocab))
+    yield Case(({(97, 98): 1, (98, 99): 2}, byte_vocab))
+    yield Case(({(97, 98): 2, (98, 99): 1}, byte_vocab))
+    yield Case(({}, byte_vocab))  # nothing to choose from
+    # "abcd": three pairs, one each
+    yield Case(({(97, 98): 1, (98, 99): 1, (99, 100): 1}, byte_vocab), rule=_GREATEST)
+    yield Case(({(99, 100): 1, (98, 99): 1, (97, 98): 1}, byte_vocab), rule=_GREATEST)
+    # the first halves are equal: the second decides
+    yield Case(({(97, 98): 3, (97, 99): 3, (97, 97): 3}, byte_vocab), rule=_GREATEST)
+    # a tie on the count, not on anything else: the count comes first
+    yield Case(({(122, 122): 1, (97, 97): 2, (98, 98): 2}, byte_vocab))
+    # the walk-through's step 2: aa+a against a+b
+    toy = _vocab_with(b"aa")
+    yield Case(({(256, 97): 2, (97, 98): 2, (98, 100): 1, (100, 256): 1}, toy), rule=_GREATEST)
+    # bytes, not ids: 256 is b"aa", smaller bytes than b"b" (98) though a larger id
+    yield Case(({(256, 99): 2, (98, 99): 2}, toy), rule=_GREATEST)
+    # a tuple, not the joined bytes: (b"ab", b"c") > (b"a", b"z"), though b"az" > b"abc"
+    ab = _vocab_with(b"ab")
+    yield Case(({(97, 122): 4, (256, 99): 4}, ab), rule=_AS_TUPLE)
+    # two ids with the same bytes (b"ab" twice): the smaller ids win
+    twice = _vocab_with(b"ab", b"ab")
+    yield Case(({(257, 99): 5, (256, 99): 5, (97, 98): 1}, twice), rule=_SMALLER_IDS)
+    yield Case(({(120, 257): 5, (120, 256): 5}, twice), rule=_SMALLER_IDS)
+    # real counts from the middle of training small texts
+    rng = random.Random(12)
+    for _ in range(40):
+        alphabet = rng.choice(["ab ", "abc d", "ab céд👋"])
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(4, 50)))
+        ids = list(text.encode("utf-8"))
+        vocab = bpe.build_vocab({})
+        for idx in range(256, 256 + rng.randrange(0, 6)):
+            stats = bpe.get_stats(ids)
+            if len(stats) < 2:
+                break
+            pair = bpe.most_frequent_pair(stats, vocab)
+            ids = bpe.merge(ids, pair, idx)
+            vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+        stats = bpe.get_stats(ids)
+        if stats:
+            yield Case((stats, vocab))
+
+
+def _tie_choices(stats: dict, vocab: dict) -> dict[str, Any]:
+    """What the wrong tie rules the hints recognise choose, by their description."""
+    joined = lambda p: (stats[p], vocab[p[0]] + vocab[p[1]], -p[0], -p[1])  # noqa: E731
+    return {  # the most telling description first
+        "the pair whose joined bytes vocab[a] + vocab[b] are greatest": max(stats, key=joined),
+        "the pair with the largest ids": max(stats, key=lambda p: (stats[p], p)),
+        "the pair with the smallest ids": max(stats, key=lambda p: (stats[p], -p[0], -p[1])),
+        "the first of them in the dict's order": max(stats, key=stats.__getitem__),
+        "the pair with the smallest bytes": min(
+            stats, key=lambda p: (-stats[p], vocab[p[0]], vocab[p[1]], p)
+        ),
+    }
+
+
+def _mfp_hint_count_first(case: Case, expected: Any, got: Any) -> str | None:
+    stats, _ = case.args
+    if isinstance(got, tuple) and got in stats and stats[got] < stats[expected]:
+        return (
+            f"{got} occurs {_times(stats[got])} and {expected} {_times(stats[expected])}: the "
+            "count comes first, the tie rule only chooses among the pairs with the highest count."
+        )
+    return None
+
+
+def _mfp_hint_not_in_stats(case: Case, expected: Any, got: Any) -> str | None:
+    stats, _ = case.args
+    if isinstance(got, tuple) and stats and got not in stats:
+        return f"{got} is not a pair of stats: return one of its keys."
+    return None
+
+
+def _mfp_hint_rule(case: Case, expected: Any, got: Any) -> str | None:
+    stats, vocab = case.args
+    if not (isinstance(got, tuple) and got in stats and stats[got] == stats[expected]):
+        return None
+    mine, theirs = (vocab[expected[0]], vocab[expected[1]]), (vocab[got[0]], vocab[got[1]])
+    if mine == theirs:
+        return (
+            f"{got} and {expected} are equally frequent and spell the same bytes {mine}: then "
+            "the smaller first id wins, then the smaller second id."
+        )
+    what = [w for w, pair in _tie_choices(stats, vocab).items() if pair == got]
+    yours = f" Yours is {' or '.join(what[:2])}." if what else ""
+    joined = ""
+    if b"".join(theirs) >= b"".join(mine):
+        joined = (
+            f" Compare them as a tuple, not joined: joined, {b''.join(theirs)!r} >= "
+            f"{b''.join(mine)!r}."
+        )
+    return (
+        f"{got} and {expected} are equally frequent here ({stats[got]}x).{yours} The tie rule "
+        f"takes the pair whose bytes (vocab[a], vocab[b]) are greatest: {mine} > {theirs}."
+        f"{joined}"
+    )
+
+
+#: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
+#: docstring of :mod:`tokcourse.course.checks`).
+EXERCISES: dict[str, Entry] = {
+    "train": Entry(
+        "train(text, vocab_size) -> merges",
+        lambda: Exercise(
+            "train",
+            bpe.train,
+            _train_cases,
+            normalize=_as_items,
+            returns=dict_of(PAIR, INT, "a dict {(a, b): new_id}, in the order learned"),
+            accepts=_valid_training,
+            hints=(
+                _train_hint_code_points,
+                _train_hint_same_pair,
+                _train_hint_ids,
+                _train_hint_count,
+                _train_hint_not_top,
+            ),
+        ),
+    ),
+    "most_frequent_pair": Entry(
+        "most_frequent_pair(stats, vocab) -> (a, b)",
+        lambda: Exercise(
+            "most_frequent_pair",
+            bpe.most_frequent_pair,
+            _most_frequent_pair_cases,
+            normalize=tuple,
+            returns=PAIR,
+            hints=(_mfp_hint_not_in_stats, _mfp_hint_count_first, _mfp_hint_rule),
+        ),
+    ),
+}

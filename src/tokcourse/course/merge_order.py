@@ -1,0 +1,46 @@
+"""Three ways to choose the next merge when encoding, for chapter 03 to run before its exercise.
+
+Encoding starts from the bytes of a text and applies merges until none applies. When several
+pairs of neighbours have a merge, which goes first? :func:`encode_by` runs each candidate rule
+so that a reader can compare them with what training did before writing ``encode``:
+
+* ``"lowest id"``: the merge learned first (BPE's rule, ``tokcourse.bpe.encode``);
+* ``"highest id"``: the merge learned last, whose tokens are the longest;
+* ``"most frequent"``: the mergeable pair that occurs most often in this text, as training
+  chose (ties to the lower id).
+
+>>> merges = {(97, 97): 256, (97, 98): 257}
+>>> [encode_by("aab", merges, rule) for rule in RULES]
+[[256, 98], [97, 257], [256, 98]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tokcourse.bpe import get_stats, merge
+
+__all__ = ["RULES", "encode_by"]
+
+RULES = ("lowest id", "highest id", "most frequent")
+
+
+def encode_by(text: str, merges: Mapping[tuple[int, int], int], rule: str) -> list[int]:
+    """Encode ``text`` with ``merges``, choosing the next merge by ``rule`` (one of
+    :data:`RULES`); stop when no pair of neighbours has a merge."""
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        stats = get_stats(ids)
+        candidates = [pair for pair in stats if pair in merges]
+        if not candidates:
+            break
+        if rule == "lowest id":
+            pair = min(candidates, key=merges.__getitem__)
+        elif rule == "highest id":
+            pair = max(candidates, key=merges.__getitem__)
+        else:
+            pair = max(candidates, key=lambda p: (stats[p], -merges[p]))
+        ids = merge(ids, pair, merges[pair])
+    return ids
