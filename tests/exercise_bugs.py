@@ -1637,6 +1637,28 @@ def _(text, vocab_size):
     return merges
 
 
+@bug("train", "train-characters", "counts pairs of characters, list(text), not of UTF-8 bytes",
+     hint="starts from characters (ord(c), or list(text))")  # fmt: skip
+def _(text, vocab_size):
+    return _train_with_symbols(list(text), vocab_size)
+
+
+@bug("train", "train-code-points-raises", "starts from ord() of each character and runs out of "
+     "pairs on emoji", hint="Begin with list(text.encode('utf-8'))")  # fmt: skip
+def _(text, vocab_size):
+    return _train_with_symbols([ord(c) for c in text], vocab_size)
+
+
+def _train_with_symbols(ids, vocab_size):
+    merges = {}
+    for idx in range(256, vocab_size):
+        stats = _pairs(ids)
+        pair = max(stats, key=stats.get)  # raises once no pair is left
+        ids = bpe.merge(ids, pair, idx)
+        merges[pair] = idx
+    return merges
+
+
 @bug("build_vocab", "build-vocab-bytes-of-int", "bytes(i) (i zero bytes), not bytes([i])",
      hint="bytes(i) makes i zero bytes")  # fmt: skip
 def _(merges):

@@ -148,6 +148,33 @@ def _train_hint_code_points(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
+def _code_point_merges(text: str, n: int) -> int | None:
+    """How many merges a trainer that starts from code points makes before it runs out of
+    pairs (``None`` if it makes all ``n``): what ``ord`` or ``list(text)`` meets."""
+    ids: list = [ord(c) for c in text]
+    for done in range(n):
+        stats = bpe.get_stats(ids)
+        if not stats:
+            return done
+        ids = bpe.merge(ids, max(stats, key=stats.__getitem__), 256 + done)
+    return None
+
+
+def _train_hint_characters(case: Case, expected: Any, got: Any) -> str | None:
+    text, vocab_size = case.args
+    if not isinstance(got, BaseException) or text.isascii():
+        return None
+    done = _code_point_merges(text, vocab_size - 256)
+    if done is None:
+        return None
+    return (
+        f"{text!r} is {len(text)} characters but {len(text.encode('utf-8'))} UTF-8 bytes. A "
+        "trainer that starts from characters (ord(c), or list(text)) runs out of pairs after "
+        f"{done} merge(s) here, and yours raised {type(got).__name__}; starting from the bytes "
+        "allows all of them. Begin with list(text.encode('utf-8'))."
+    )
+
+
 def _train_hint_count(case: Case, expected: Any, got: Any) -> str | None:
     text, vocab_size = case.args
     wrong = _wrong_step(case, got)
@@ -327,6 +354,7 @@ EXERCISES: dict[str, Entry] = {
             accepts=_valid_training,
             hints=(
                 _train_hint_code_points,
+                _train_hint_characters,
                 _train_hint_same_pair,
                 _train_hint_ids,
                 _train_hint_count,
