@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokcourse import bpe
+from tokcourse.course import first_steps
 from tokcourse.course.exercises import INT, PAIR, Case, Entry, Exercise, dict_of
 
 # --- train -------------------------------------------------------------------------------------
@@ -352,6 +353,7 @@ EXERCISES: dict[str, Entry] = {
             normalize=_as_items,
             returns=dict_of(PAIR, INT, "a dict {(a, b): new_id}, in the order learned"),
             accepts=_valid_training,
+            solution=first_steps.train,
             hints=(
                 _train_hint_code_points,
                 _train_hint_characters,
