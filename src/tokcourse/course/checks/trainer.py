@@ -231,8 +231,8 @@ def _train_hint_not_top(case: Case, expected: Any, got: Any) -> str | None:
 # --- most_frequent_pair ------------------------------------------------------------------------
 
 #: Words of the exercise text that state the tie rule, for the inputs that test it.
-_GREATEST = "is greatest"
-_AS_TUPLE = "as a tuple"
+_GREATEST = "the greatest pair of byte strings"
+_AS_TUPLE = "the second halves only when the first halves are equal"
 _SMALLER_IDS = "the smaller `a`, then the smaller `b`"
 
 
