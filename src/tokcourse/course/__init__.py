@@ -14,7 +14,8 @@ Exercise checks (``from tokcourse import check``; ``check.merge(merge)``):
 * ``answers``        type rules for answers (``list_of(INT)``) and how values are shown
 * ``calls``          calling a function safely: argument copies, time limit, output captured
 * ``solutions``      a reference solution as standalone code (``check.show_solution``)
-* ``first_steps``    chapter 00's get_stats and merge, the short solutions it shows
+* ``first_steps``    chapter 00's get_stats and merge and chapter 02's train, the short
+  solutions they show
 * ``check``          the front door: finds every exercise in ``checks``, one function each
 * ``checks/``        one module per chapter topic, each with an ``EXERCISES`` table
 
@@ -31,6 +32,8 @@ Display and results:
 * ``chunks``         a split pattern's chunks as coloured HTML, its alternatives, and which
   alternative made each chunk (chapters 04 and 05)
 * ``forest``         merge trees: layout and drawing
+* ``traced``         chapter 02's training loop with a record of each step and a pluggable
+  tie rule, numpy-fast for a whole novel
 * ``merge_order``    encoding by three candidate rules for the next merge (chapter 03 runs them
   before its ``encode`` exercise)
 * ``plotting``       plotly set-up for notebooks and the static book
