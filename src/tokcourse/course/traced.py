@@ -5,11 +5,12 @@ merge a most frequent one, repeat) with numpy doing the counting and the merging
 after each merge what the chapter plots: the length of the sequence, the count of the merged
 pair and how many pairs shared the top count. The choice among the most frequent pairs is an
 argument, ``choose(stats, vocab)``, called with only the pairs that share the top count, in
-the order ``get_stats`` would have met them (first occurrence in the sequence). With
-``choose=bpe.most_frequent_pair`` it learns what :func:`tokcourse.bpe.train` learns.
+the order ``get_stats`` would have met them (first occurrence in the sequence). By default it
+is ``bpe.most_frequent_pair``, and ``train_traced`` learns what :func:`tokcourse.bpe.train`
+learns.
 
 >>> from tokcourse import bpe
->>> traced = train_traced("aaabdaaabac", 259, bpe.most_frequent_pair)
+>>> traced = train_traced("aaabdaaabac", 259)
 >>> traced.merges == bpe.train("aaabdaaabac", 259)
 True
 >>> traced.lengths, traced.counts, traced.n_top
@@ -22,6 +23,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from tokcourse import bpe
 
 Pair = tuple[int, int]
 Choose = Callable[[Mapping[Pair, int], Mapping[int, bytes]], Pair]
@@ -54,8 +57,10 @@ def _merge(ids: np.ndarray, pair: Pair, idx: int) -> np.ndarray:
     return np.delete(out, hits + 1)
 
 
-def train_traced(text: str | bytes, vocab_size: int, choose: Choose) -> Trace:
-    """Learn ``vocab_size - 256`` merges from ``text``, choosing among ties with ``choose``."""
+def train_traced(text: str | bytes, vocab_size: int, choose: Choose | None = None) -> Trace:
+    """Learn ``vocab_size - 256`` merges from ``text``, choosing among ties with ``choose``
+    (by default the course's tie rule, ``bpe.most_frequent_pair``)."""
+    choose = bpe.most_frequent_pair if choose is None else choose
     data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
     ids = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
     trace = Trace(vocab={i: bytes([i]) for i in range(256)}, lengths=[len(ids)])
