@@ -314,47 +314,29 @@ def _(text, vocab_size):
 
 
 @bug("most_frequent_pair", "tie-first-seen", "max(stats, key=stats.get): ties go to the pair "
-     "counted first, so the dict's order decides", hint="Yours is the first of them in the "
-     "dict's order")  # fmt: skip
+     "counted first, so the dict's order decides", hint="held the same items in another "
+     "order")  # fmt: skip
 def _(stats, vocab):
     return max(stats, key=stats.get)
 
 
-@bug("most_frequent_pair", "tie-smallest-ids", "ties broken by the smallest ids (Hugging Face's "
-     "rule), not the bytes", hint="the pair with the smallest ids")  # fmt: skip
-def _(stats, vocab):
-    return max(stats, key=lambda p: (stats[p], -p[0], -p[1]))
-
-
-@bug("most_frequent_pair", "tie-largest-ids", "compares the ids, not the bytes they spell",
-     hint="the pair with the largest ids")  # fmt: skip
-def _(stats, vocab):
-    return max(stats, key=lambda p: (stats[p], p))
-
-
-@bug("most_frequent_pair", "tie-joined-bytes", "compares vocab[a] + vocab[b], not the tuple",
-     hint="Compare them as a tuple, not joined")  # fmt: skip
-def _(stats, vocab):
-    return max(stats, key=lambda p: (stats[p], vocab[p[0]] + vocab[p[1]], -p[0], -p[1]))
-
-
-@bug("most_frequent_pair", "tie-smallest-bytes", "min over the bytes: the smallest, not greatest",
-     hint="are greatest")  # fmt: skip
+@bug("most_frequent_pair", "tie-last-seen", "ties go to the last top pair the dict holds",
+     hint="another order")  # fmt: skip
 def _(stats, vocab):
     top = max(stats.values())
-    return min((p for p in stats if stats[p] == top), key=lambda p: (vocab[p[0]], vocab[p[1]]))
+    return [p for p in stats if stats[p] == top][-1]
+
+
+@bug("most_frequent_pair", "tie-least-frequent", "min instead of max: the rarest pair",
+     hint="the count comes first")  # fmt: skip
+def _(stats, vocab):
+    return min(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]]))
 
 
 @bug("most_frequent_pair", "tie-bytes-before-count", "the bytes first, the count only after",
      hint="the count comes first")  # fmt: skip
 def _(stats, vocab):
     return max(stats, key=lambda p: (vocab[p[0]], vocab[p[1]], stats[p]))
-
-
-@bug("most_frequent_pair", "tie-larger-ids-on-equal-bytes", "on equal bytes the larger ids win",
-     hint="the smaller first id wins")  # fmt: skip
-def _(stats, vocab):
-    return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], p))
 
 
 @bug("most_frequent_pair", "tie-none-when-empty", "returns None on empty stats, no ValueError",

@@ -103,8 +103,7 @@ def most_frequent_pair(
     """
     if not stats:
         raise ValueError(
-            "there are no pairs to choose from "
-            "(every chunk is a single token)"
+            "there are no pairs to choose from: stats is empty"
         )
     return max(
         stats,

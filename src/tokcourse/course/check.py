@@ -117,7 +117,33 @@ def solution_code(name: str) -> str:
     others = frozenset(
         f for n in _registry() if n != name for f in (exercise(n).reference, exercise(n).shown)
     )
-    return solution_source(exercise(name).shown, imported=others - {exercise(name).shown})
+    source = solution_source(exercise(name).shown, imported=others - {exercise(name).shown})
+    return _yours_first(source, {exercise(n).shown.__name__ for n in _registry() if n != name})
+
+
+def _yours_first(source: str, exercise_functions: set[str]) -> str:
+    """``source`` with each import of another exercise's function made conditional: pasted into
+    a notebook that defines it (the student's own), the import leaves it alone; pasted alone,
+    it imports the course's (see ``show_solution("train")``)."""
+    lines = source.split("\n")
+    mine = [
+        line
+        for line in lines
+        if line.startswith("from ") and line.split()[-1] in exercise_functions
+    ]
+    if not mine:
+        return source
+    names = ", ".join(line.split()[-1] for line in mine)
+    guarded = [
+        f"try:  # your own {names}, if this notebook defines them",
+        f"    {names}",
+        "except NameError:  # pasted alone: the course's",
+        *(f"    {line}" for line in mine),
+    ]
+    rest = [line for line in lines if line not in mine]
+    starts = ("import ", "from ")
+    at = max((i for i, line in enumerate(rest) if line.startswith(starts)), default=-1) + 1
+    return "\n".join(rest[:at] + guarded + rest[at:])
 
 
 def show_solution(name: str) -> None:

@@ -212,16 +212,25 @@ def _order_failure(
     which = exercise.unordered(case)
     if not which:
         return None, 0
+
+    def changed(again: _Call) -> bool:
+        if _judge(exercise, case, expected, again) is not None:
+            return True
+        # with several right answers, any one will do, but the same one in any order
+        return exercise.accepts is not None and _normalized(
+            exercise, plain(first.answer)
+        ) != _normalized(exercise, plain(again.answer))
+
     call = exercise.call_reordered(fn, case, which, time_limit)
     printed = call.printed_chars
-    if _judge(exercise, case, expected, call) is None:  # equal to case's arguments, any order
+    if not changed(call):  # equal to case's arguments, any order
         return None, printed
     culprits = which
     if len(which) > 1:  # which argument's order was it? Try them one at a time.
         for name in which:
             again = exercise.call_reordered(fn, case, [name], time_limit)
             printed += again.printed_chars
-            if _judge(exercise, case, expected, again) is not None:
+            if changed(again):
                 culprits = [name]
                 break
     got = call.error if call.error is not None else call.answer

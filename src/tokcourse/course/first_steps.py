@@ -1,11 +1,13 @@
-"""Chapter 00's ``get_stats`` and ``merge`` and chapter 02's ``train``, as short as the
-exercises ask.
+"""Chapter 00's ``get_stats`` and ``merge`` and chapter 02's ``train`` and
+``most_frequent_pair``, as short as the exercises ask.
 
 These are the solutions chapters 00 and 02 show. The checks compare a student's functions with the
 package's own, :func:`tokcourse.bpe.get_stats` and :func:`tokcourse.bpe.merge`, which give the
 same answers and add what later chapters need (counts added up over many chunks of text).
 The ``train`` check accepts any most frequent pair at each step, so the short ``train`` below,
 which takes the first one ``max`` meets, passes it as :func:`tokcourse.bpe.train` does.
+``most_frequent_pair`` is the course's tie rule, :func:`tokcourse.bpe.most_frequent_pair`
+without the type hints; its check accepts any rule that does not depend on the order of the dict.
 They are written without type hints on purpose: they are what a learner writes on day one.
 """
 
@@ -58,3 +60,21 @@ def train(text, vocab_size):
         ids = merge(ids, pair, idx)
         merges[pair] = idx
     return merges
+
+
+def most_frequent_pair(stats, vocab):
+    """The pair to merge next: the most frequent, ties broken by a fixed rule.
+
+    >>> vocab = {i: bytes([i]) for i in range(256)}
+    >>> most_frequent_pair({(97, 98): 2, (98, 99): 2}, vocab)  # bc beats ab
+    (98, 99)
+    """
+    if not stats:
+        raise ValueError("stats is empty: there are no pairs to choose from")
+    # the count first; among equal counts the greater bytes (CS336's rule),
+    # compared as a tuple: the first halves, then the second; on equal bytes
+    # (two ids can spell the same bytes) the smaller ids
+    return max(
+        stats,
+        key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], -p[0], -p[1]),
+    )

@@ -86,6 +86,32 @@ def train_traced(text: str | bytes, vocab_size: int, choose: Choose | None = Non
     return trace
 
 
+def trace_merges(text: str | bytes, merges: Mapping[Pair, int]) -> Trace:
+    """Replay ``merges`` (learned from ``text``, in order) on ``text`` and record what training
+    saw at each step: the lengths, the count of each merged pair and how many pairs shared the
+    top count. What :func:`train_traced` records, for merges some other trainer learned.
+
+    >>> traced = trace_merges("aaabdaaabac", {(97, 97): 256, (256, 97): 257, (257, 98): 258})
+    >>> traced.lengths, traced.counts, traced.n_top
+    ([11, 9, 7, 5], [4, 2, 2], [1, 2, 1])
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    ids = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
+    trace = Trace(vocab={i: bytes([i]) for i in range(256)}, lengths=[len(ids)])
+    size = max([255, *merges.values()]) + 1
+    for pair, idx in merges.items():
+        codes = ids[:-1] * size + ids[1:]
+        counts = np.bincount(codes)
+        top = int(counts.max())
+        ids = _merge(ids, pair, idx)
+        trace.merges[pair] = idx
+        trace.vocab[idx] = trace.vocab[pair[0]] + trace.vocab[pair[1]]
+        trace.lengths.append(len(ids))
+        trace.counts.append(int(counts[pair[0] * size + pair[1]]))
+        trace.n_top.append(int((counts == top).sum()))
+    return trace
+
+
 def replay(text: str | bytes, merges: Mapping[Pair, int]) -> list[int]:
     """The ids of ``text`` after applying ``merges`` in order, each once over the whole
     sequence (chapter 02's ``apply_merges``, with numpy doing the merging).
