@@ -151,7 +151,7 @@ def test_not_a_function():
         ("merge-overlap-both", "merge([7, 7, 7], (7, 7), 99)", "overlap"),
         ("encode-guard-outside-loop", "encode('e ', {(101, 32): 256})", "len(ids) >= 2"),
         ("encode-max-not-min", "encode('aab',", "lowest merge id"),
-        ("tie-first-seen", "most_frequent_pair({(97, 98): 1, (98, 99): 1,", "another order"),
+        ("tie-first-seen", "most_frequent_pair({(97, 98): 3, (97, 99): 3,", "another order"),
         ("train-counts-once", "train('😀😀', 260)", "Count the pairs again"),
         ("train-off-by-one-id", "train('ab', 257)", "256 + i"),
         ("decode-strict", "decode([226],", "errors='replace'"),
