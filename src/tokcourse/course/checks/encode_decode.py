@@ -1,5 +1,4 @@
-"""Chapter 03: decoding and encoding with merges (decode, decode_stream, encode,
-count_spellings).
+"""Chapter 03: encoding and decoding with merges (encode, decode_stream, count_spellings).
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -14,64 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokcourse import bpe, stream
+from tokcourse.course.checks import _no_codec
 from tokcourse.course.checks.bpe_training import _trained_merges
 from tokcourse.course.exercises import (
     INT,
-    STR,
     Case,
     Entry,
     Exercise,
     Violation,
     list_of,
 )
-
-# --- decode ------------------------------------------------------------------------------------
-
-
-def _decode_cases() -> Iterator[Case]:
-    plain = bpe.build_vocab({})
-    merged = bpe.build_vocab(_trained_merges()[2])
-    yield from (
-        Case(([], plain)),
-        Case(([104, 105], plain)),
-        Case(([226, 130, 172], plain)),  # "€"
-        Case(([226], plain)),  # the first byte of "€" alone is not valid UTF-8
-        Case(([128], plain)),  # a continuation byte with nothing before it
-        Case(([104, 255, 105], plain)),
-        Case(([256, 257], merged)),
-    )
-    rng = random.Random(5)
-    ids_pool = sorted(merged)
-    for _ in range(60):
-        yield Case(([rng.choice(ids_pool) for _ in range(rng.randrange(0, 12))], merged))
-
-
-def _decode_hint_joined(case: Case, expected: Any, got: Any) -> str | None:
-    ids, vocab = case.args
-    if not isinstance(got, str):
-        return None
-    pieces = [vocab[i] for i in ids]
-    if got == "".join(piece.decode("utf-8", errors="replace") for piece in pieces):
-        return (
-            "each token was decoded on its own, but one character's bytes can be spread over "
-            "several tokens: join all the bytes first (b''.join(...)), then decode once."
-        )
-    if got == b"".join(pieces).decode("utf-8", errors="ignore"):
-        return (
-            "invalid bytes vanished without a trace (errors='ignore'): use errors='replace', "
-            "so the reader sees '\ufffd' where the text was broken."
-        )
-    return None
-
-
-def _decode_hint_strict(case: Case, expected: Any, got: Any) -> str | None:
-    if isinstance(got, UnicodeDecodeError):
-        return (
-            "ids can spell invalid UTF-8 (a model may emit half a character). Decode with "
-            "errors='replace', so such bytes become '\ufffd' instead of crashing."
-        )
-    return None
-
 
 # --- decode_stream -----------------------------------------------------------------------------
 
@@ -94,11 +45,11 @@ def _decode_stream_cases() -> Iterator[Case]:
         list("👋 안녕".encode()),
         [256, 0x8B, 33],  # " 👋!"
         [257, 258],  # "’"
+        [128],  # a continuation byte with nothing before it: broken at once
         [226],  # the stream ends inside "€"
         [104, 226, 130],
         [0xE2, 0x82, 65],  # a broken character, then "A"
         [0xED, 0xA0, 0x80, 65],  # an encoded surrogate: the decoder holds ED A0 back
-        [128],
         [0xFF, 65],
         [0xF0, 0x9F],
         [258, 105],
@@ -146,6 +97,13 @@ def _run_decode_stream(fn: Callable, args: tuple, kwargs: dict) -> list[_Piece]:
             yield idx
 
     answer = fn(one_at_a_time(), vocab)
+    if isinstance(answer, (list, tuple)):
+        raise Violation(
+            f"returned a {type(answer).__name__} of {len(answer)} pieces, not a generator",
+            f"a {type(answer).__name__} exists only once every id has been read, so nothing "
+            "comes out while the ids arrive. Make decode_stream a generator: `yield` each piece "
+            "as soon as it is complete, instead of appending it to a list and returning it.",
+        )
     if isinstance(answer, (str, bytes)) or not isinstance(answer, Iterable):
         raise Violation(
             f"returned a {type(answer).__name__}, not an iterator of text pieces",
@@ -164,6 +122,52 @@ def _run_decode_stream(fn: Callable, args: tuple, kwargs: dict) -> list[_Piece]:
         elif piece:
             out.append(_Piece(piece, read))
     return out
+
+
+#: Codec names a student may reach for that are not UTF-8 at all.
+_OTHER_CODECS = frozenset({"latin-1", "latin1", "latin_1", "iso-8859-1", "iso8859-1", "cp1252"})
+
+_STREAM_BY_HAND = (
+    "the exercise asks you to decide yourself, with byte_kind, where an unfinished character "
+    "starts: your code may not use Python's codec (bytes.decode, str.encode, the codecs module "
+    "and its incremental decoders, or a codec's name such as 'utf-8'), nor call anything named "
+    "decode (the chapter's, or a StreamDecoder's), which would decide for you. Hold back the bytes "
+    "from the last lead byte that still lacks continuation bytes, and turn the bytes before "
+    "it into text with utf8_text(data)."
+)
+
+
+def _strings_in(fn: Callable) -> set[str]:
+    """The string constants of ``fn``'s code and of the code nested in it, lowercased."""
+    found: set[str] = set()
+    codes = [getattr(fn, "__code__", None)]
+    while codes:
+        code = codes.pop()
+        if code is None:
+            continue
+        for const in code.co_consts:
+            if isinstance(const, str):
+                found.add(const.lower())
+            elif hasattr(const, "co_consts"):
+                codes.append(const)
+    return found
+
+
+def _run_decode_stream_by_hand(fn: Callable, args: tuple, kwargs: dict) -> list[_Piece]:
+    """Refuse a decoder whose code hands the work to Python's codec (the "work" rule of
+    chapter 01), then feed it the ids one at a time (:func:`_run_decode_stream`)."""
+    latin = sorted(_OTHER_CODECS & _strings_in(fn))
+    if latin:
+        _no_codec._reject(
+            f"your code names the codec {latin[0]!r}",
+            f"{latin[0]} maps every byte to one character, so a character of several UTF-8 "
+            "bytes comes out as several wrong ones ('é' as 'Ã©'), and it never gives '\ufffd'. "
+            "The ids spell UTF-8: " + _STREAM_BY_HAND,
+        )
+    uses = _no_codec._codec_uses(fn)
+    if uses:
+        _no_codec._reject(f"your code uses {', '.join(uses)}", _STREAM_BY_HAND)
+    return _run_decode_stream(fn, args, kwargs)
 
 
 def _when(pieces: list[_Piece]) -> list[int]:
@@ -225,10 +229,11 @@ def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece])
 
 
 def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
-    if isinstance(got, UnicodeDecodeError):
+    if isinstance(got, ValueError):  # UnicodeDecodeError, or chapter 01's utf8_decode
         return (
-            "ids can end inside a character, or spell bytes that are not UTF-8: decode with "
-            "errors='replace', so that such bytes become '\ufffd' instead of crashing."
+            "ids can end inside a character, or spell bytes that are not UTF-8, and a strict "
+            f"decoder raises on them ({type(got).__name__}): turn bytes into text with "
+            "utf8_text(data), which puts '\ufffd' where they are broken (errors='replace')."
         )
     if not isinstance(got, list) or not isinstance(expected, list):
         return None
@@ -236,11 +241,13 @@ def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
     want = "".join(piece.text for piece in expected)
     if text == want:
         return _decode_stream_timing(case, expected, got)
-    if want.startswith(text) and set(want[len(text) :]) == {"\ufffd"}:
+    ids, vocab = case.args
+    held = _held_after(ids, vocab, len(ids))
+    if held and want.startswith(text) and want[len(text) :] == bpe.utf8_text(held):
         return (
             "the end of the stream is missing: the bytes of an unfinished character are still "
-            "held back when the ids run out. After the loop, decode what is held with "
-            "errors='replace' (errors='ignore' would drop it) and yield it."
+            "held back when the ids run out. After the loop, yield utf8_text(held), which "
+            "turns them into '\ufffd' (dropping them would lose the mark)."
         )
     if text.count("\ufffd") > want.count("\ufffd"):
         return (
@@ -251,8 +258,8 @@ def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
         )
     if text.count("\ufffd") < want.count("\ufffd"):
         return (
-            "bytes that are not UTF-8 vanished: decode with errors='replace', so the reader "
-            "sees '\ufffd' where the text was broken."
+            "bytes that are not UTF-8 vanished (as errors='ignore' drops them): let utf8_text "
+            "turn them into '\ufffd', so the reader sees where the text was broken."
         )
     return None
 
@@ -440,24 +447,13 @@ def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
 #: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
 #: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
-    "decode": Entry(
-        "decode(ids, vocab) -> str",
-        lambda: Exercise(
-            "decode",
-            bpe.decode,
-            _decode_cases,
-            normalize=str,
-            returns=STR,
-            hints=(_decode_hint_strict, _decode_hint_joined),
-        ),
-    ),
     "decode_stream": Entry(
         "decode_stream(ids, vocab) -> iterator of str",
         lambda: Exercise(
             "decode_stream",
             stream.decode_stream,
             _decode_stream_cases,
-            call=_run_decode_stream,
+            call=_run_decode_stream_by_hand,
             accepts=_stream_in_time,
             hints=(_decode_stream_hint,),
         ),
@@ -471,6 +467,7 @@ EXERCISES: dict[str, Entry] = {
             normalize=list,
             returns=list_of(INT),
             hints=(_encode_hint_guard, _encode_hint_no_stop, _encode_hint_order),
+            ordered=("merges",),
         ),
     ),
     "count_spellings": Entry(
