@@ -534,6 +534,29 @@ def _cut_by_hand(data):
     return len(data)
 
 
+def _cut_by_bit_patterns(data):
+    """Where an unfinished character starts, taking every 11xxxxx byte for a lead byte."""
+    for back in range(1, min(3, len(data)) + 1):
+        b = data[-back]
+        if b >> 6 == 0b10:
+            continue
+        if b >> 6 == 0b11 and back < (2 if b < 0xE0 else 3 if b < 0xF0 else 4):
+            return len(data) - back
+        break
+    return len(data)
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-any-lead-pattern",
+    "holds back C0, C1 and F5 to F7 as lead bytes (the bit patterns alone): they can never "
+    "begin a character, so their '\ufffd' comes out late",
+    hint="only the bytes C2 to F4 can begin one",
+)
+def _decode_stream_any_lead_pattern(ids, vocab):
+    return _decode_stream_holding(ids, vocab, _cut_by_bit_patterns)
+
+
 @bug(
     "decode_stream",
     "decode-stream-bytes-decode",
@@ -603,6 +626,29 @@ def _(text, merges):
         if not stats:
             break
         pair = max(stats, key=stats.get)
+        ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+@bug("encode", "encode-replay", "chapter 02's apply_merges: replays every merge of the table, "
+     "one pass each, right but its work grows with the table", rule="work",
+     hint="it walks the whole table")  # fmt: skip
+def _(text, merges):
+    ids = list(text.encode("utf-8"))
+    for pair, idx in merges.items():
+        ids = bpe.merge(ids, pair, idx)
+    return ids
+
+
+@bug("encode", "encode-get-zero", "merges.get(p, 0): a pair without a merge ranks first, so the "
+     "loop stops early", hint="merges.get(pair, float('inf'))")  # fmt: skip
+def _(text, merges):
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        stats = _pairs(ids)
+        pair = min(stats, key=lambda p: merges.get(p, 0))
+        if pair not in merges:
+            break
         ids = bpe.merge(ids, pair, merges[pair])
     return ids
 
@@ -1325,10 +1371,12 @@ def _ways(data, tokens, first=1):
     return ways[-1]
 
 
-@bug("count_spellings", "spellings-distinct-bytes", "counts distinct byte strings: two ids with "
-     "the same bytes count once", hint="count ids, not distinct byte strings")  # fmt: skip
+@bug("count_spellings", "spellings-ascii-bytes", "a vocabulary of the bytes 0 to 127 only: "
+     "characters of several bytes lose their byte-by-byte spellings",
+     hint="has all 256 single bytes")  # fmt: skip
 def _(text, merges):
-    return _ways(text.encode("utf-8"), set(_spelling_tokens(merges)))
+    tokens = [t for t in _spelling_tokens(merges) if len(t) > 1 or t[0] < 0x80]
+    return _ways(text.encode("utf-8"), tokens)
 
 
 @bug("count_spellings", "spellings-empty-is-zero", "ways[0] = 0: the empty text has no spelling, "

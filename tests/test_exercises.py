@@ -158,7 +158,7 @@ def test_not_a_function():
         ("split-gpt2-pattern", "encode_with_ranks(", "GPT-2"),
         ("encode-ordinary-across-chunks", "encode_ordinary_cached(", "chunk"),
         ("specials-accepted-by-default", "encode_with_specials(", "must raise ValueError"),
-        ("spellings-distinct-bytes", "count_spellings('abc',", "count ids"),
+        ("spellings-empty-is-zero", "count_spellings('',", "exactly one spelling"),
     ],
 )
 def test_report_shows_smallest_input_expected_got_and_hint(bug_id, smallest, hint):
@@ -868,11 +868,25 @@ def test_chapter_03_decode_stream_refuses_the_codec_and_the_course_decoder():
         assert "utf8_text" in result.message
 
 
-def test_chapter_03_encode_replaying_the_merges_in_order_passes():
-    """The text calls the replay of training correct (each merge, in the order learned, over
-    the whole text), and the first merge of the table that occurs is the lowest id: both
-    read the dict's order, which the text gives a meaning (``ordered=("merges",)``)."""
+def test_chapter_03_encode_alternatives_pass_and_the_replay_is_refused():
+    """The lowest id merged everywhere, or only at its leftmost occurrence, both look up only
+    the pairs of the text: accepted. Replaying the table (chapter 02's apply_merges) and
+    walking the table to find the first pair present give the right ids but do work for every
+    merge: refused by the cost rule, which the text states."""
     from tokcourse.bpe import merge
+
+    def leftmost_only(text, merges):
+        ids = list(text.encode("utf-8"))
+        while True:
+            found = [
+                (merges[p], i)
+                for i, p in enumerate(zip(ids, ids[1:], strict=False))
+                if p in merges
+            ]
+            if not found:
+                return ids
+            idx, i = min(found)
+            ids[i : i + 2] = [idx]
 
     def replay(text, merges):
         ids = list(text.encode("utf-8"))
@@ -889,9 +903,12 @@ def test_chapter_03_encode_replaying_the_merges_in_order_passes():
                 return ids
             ids = merge(ids, pair, merges[pair])
 
+    result = run_check(check.exercise("encode"), leftmost_only, quiet=True)
+    assert result.passed, result.message
     for fn in (replay, first_in_merges):
         result = run_check(check.exercise("encode"), fn, quiet=True)
-        assert result.passed, result.message
+        assert result.status == "violation", result.message
+        assert "it walks the whole table" in result.message
 
 
 def test_chapter_02_a_trainer_with_any_tie_rule_passes():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import codecs
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -219,6 +219,17 @@ def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece])
                 "decode them with the bytes that come next."
             )
         if t > b:
+            data = b"".join(vocab[idx] for idx in ids[:b])
+            never = [x for x in data[-4:] if x in (0xC0, 0xC1) or x >= 0xF5]
+            if text[i] == "\ufffd" and never:
+                return (
+                    f"'\ufffd' came out after {t} ids, later than it was complete (after {b}): "
+                    f"the byte {never[-1]:#04X} was held back as if it began a character, but "
+                    "only the bytes C2 to F4 can begin one (byte_kind calls C0, C1 and F5 to FF "
+                    "'invalid': no byte that follows makes them a character). A byte that "
+                    "cannot begin a character is broken at once: let utf8_text turn it into "
+                    "'\ufffd' right away."
+                )
             return (
                 f"{text[i]!r} came out after {t} ids, later than it was complete (after {b}): "
                 "yield after each id the text it completes, before reading the next id, and "
@@ -273,13 +284,87 @@ _MIN_NOT_MAX = {(97, 97): 256, (97, 98): 257}  # "aab": merge 256 first, not 257
 
 #: The lowest merge id first, on inputs where each wrong choice gives its own answer: the
 #: highest id, the most frequent pair, the smallest pair (by its ids), the leftmost pair.
-_LOWEST_ID = "lowest merge id"
+_LOWEST_ID = "as training would have cut it"
 _WRONG_CHOICES = (
     ("aab", _MIN_NOT_MAX),
     ("baab", {(97, 98): 256, (97, 97): 257, (98, 97): 258}),
     ("aabab", {(97, 97): 256, (97, 98): 257, (98, 97): 258}),
     ("abbba", {(97, 98): 256, (98, 97): 257, (98, 98): 258}),
 )
+
+#: The cost rule: a large table and a short text; the merges looked at are counted.
+_NOT_THE_TABLE = "does not grow with the size of the merge table"
+_LARGE = 1_000  # a table at least this large is handed over counted
+_SHORT_TEXT = "the quick brown fox jumps"
+
+
+def _large_table() -> dict[tuple[int, int], int]:
+    """Thousands of merges: every pair of lower-case letters and space (in a seeded order),
+    then pairs of the first of those tokens."""
+    symbols = [32, *range(97, 123)]
+    pairs = [(a, b) for a in symbols for b in symbols]
+    random.Random(21).shuffle(pairs)
+    merges = {pair: 256 + i for i, pair in enumerate(pairs)}
+    first = list(merges.values())[:60]
+    for a in first:
+        for b in first:
+            merges[a, b] = 256 + len(merges)
+    return merges
+
+
+def _allowed(n_bytes: int) -> int:
+    """How many merges an encode may look at for a text of ``n_bytes`` bytes: a few per pair
+    of neighbours and step, far more than the loop that picks the lowest id needs."""
+    return 4 * max(n_bytes, 2) ** 2
+
+
+class _CountedMerges(Mapping):
+    """A read-only view of a merges dict that counts the merges looked at: each lookup
+    (``[]``, ``in``, ``get``) and each pair met when walking it (``for``, ``items()``...)."""
+
+    def __init__(self, merges: dict) -> None:
+        self._merges = merges
+        self.looked_at = 0
+
+    def __getitem__(self, pair: Any) -> int:
+        self.looked_at += 1
+        return self._merges[pair]
+
+    def __contains__(self, pair: object) -> bool:
+        self.looked_at += 1
+        return pair in self._merges
+
+    def __iter__(self) -> Iterator:
+        for pair in self._merges:
+            self.looked_at += 1
+            yield pair
+
+    def __len__(self) -> int:
+        return len(self._merges)
+
+    def __repr__(self) -> str:
+        return f"<{len(self._merges):,} merges>"
+
+
+def _run_encode(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """Call ``encode``; on a large table, count the merges it looks at and refuse an encode
+    that walks the table (the "work" rule)."""
+    text, merges = args
+    if len(merges) < _LARGE:
+        return fn(*args, **kwargs)
+    counted = _CountedMerges(merges)
+    answer = fn(text, counted, **kwargs)
+    n_bytes = len(text.encode("utf-8"))
+    if counted.looked_at > _allowed(n_bytes):
+        _no_codec._reject(
+            f"your encode looked at {counted.looked_at:,} merges for a text of {n_bytes} "
+            f"bytes: it walks the whole table of {len(merges):,}",
+            "replaying the merges (one pass per merge, or any loop over merges.items()) does "
+            "work for every merge of the table, 50,000 of them for GPT-2, whether or not its "
+            "pair occurs in the text. Start from the pairs of neighbours in the text and look "
+            "up only those: which of them would training have merged first?",
+        )
+    return answer
 
 
 def _encode_cases() -> Iterator[Case]:
@@ -294,6 +379,7 @@ def _encode_cases() -> Iterator[Case]:
         Case(("aaab", _AAA)),
         Case(("aaaab", _AAA)),
         Case(("€", _AAA)),
+        Case((_SHORT_TEXT, _large_table()), rule=_NOT_THE_TABLE),
     )
     rng = random.Random(6)
     for merges in _trained_merges():
@@ -355,6 +441,31 @@ def _encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
     )
 
 
+def _encode_zero_default(text: str, merges: dict) -> list[int]:
+    """What encode gives with ``merges.get(pair, 0)``: a pair without a merge ranks first."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pair = min(bpe.get_stats(ids), key=lambda p: merges.get(p, 0))
+        if pair not in merges:
+            break
+        ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+def _encode_hint_zero_default(case: Case, expected: Any, got: Any) -> str | None:
+    text, merges = case.args
+    if not isinstance(got, list) or got == expected:
+        return None
+    if got == _encode_zero_default(text, merges):
+        return (
+            "your encode stops while pairs with a merge are left: a pair without a merge "
+            "ranks first when it is looked up as merges.get(pair, 0), so min picks it and "
+            "the loop ends. Rank pairs without a merge after every real merge: "
+            "merges.get(pair, float('inf'))."
+        )
+    return None
+
+
 def _encode_hint_no_stop(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(got, KeyError):
         return (
@@ -367,14 +478,9 @@ def _encode_hint_no_stop(case: Case, expected: Any, got: Any) -> str | None:
 # --- count_spellings --------------------------------------------------------------------------
 
 #: The words of the exercise text for the rules some inputs test.
-_SAME_BYTES = "two ids with the same bytes"
 _EMPTY_TEXT = "empty text has exactly one spelling"
 _NOT_LISTED = "without listing them"
 _BYTES_NOT_CHARACTERS = "of its UTF-8 bytes"
-
-# "abc" is spelled by two merged tokens: (ab, c) -> 257 and (a, bc) -> 259
-_TWICE_ABC = {(97, 98): 256, (256, 99): 257, (98, 99): 258, (97, 258): 259}
-
 
 def _count_spellings_cases() -> Iterator[Case]:
     yield Case(("", {}), rule=_EMPTY_TEXT)
@@ -388,8 +494,7 @@ def _count_spellings_cases() -> Iterator[Case]:
     yield Case(("e ", _E_SPACE))
     yield Case(("é", {(195, 169): 256}), rule=_BYTES_NOT_CHARACTERS)
     yield Case(("€", {(226, 130): 256, (256, 172): 257}), rule=_BYTES_NOT_CHARACTERS)
-    yield Case(("abc", _TWICE_ABC), rule=_SAME_BYTES)
-    yield Case(("xabcx", _TWICE_ABC), rule=_SAME_BYTES)
+    yield Case(("€a", {(226, 130): 256, (172, 97): 257}), rule=_BYTES_NOT_CHARACTERS)
     # far too many spellings to list: 200 a's with a, aa and aaa
     yield Case(("a" * 200, _AAA), rule=_NOT_LISTED)
     rng = random.Random(13)
@@ -399,12 +504,28 @@ def _count_spellings_cases() -> Iterator[Case]:
             yield Case((text, merges))
 
 
-def _spellings_by_bytes_set(text: str, merges: dict) -> int:
-    """What counting distinct byte strings, not ids, gives (for the hint)."""
-    data, tokens = text.encode("utf-8"), set(bpe.build_vocab(merges).values())
+def _spellings_without_high_bytes(text: str, merges: dict) -> int:
+    """What counting gives when the single bytes 0x80 to 0xFF are left out (for the hint)."""
+    data = text.encode("utf-8")
+    tokens = [t for t in bpe.build_vocab(merges).values() if len(t) > 1 or t[0] < 0x80]
     ways = [1] + [0] * len(data)
     for i in range(1, len(data) + 1):
-        ways[i] = sum(ways[j] for j in range(i) if data[j:i] in tokens)
+        ways[i] = sum(ways[i - len(t)] for t in tokens if data.endswith(t, 0, i))
+    return ways[-1]
+
+
+def _spellings_of_characters(text: str, merges: dict) -> int:
+    """What counting cuts of the characters into the tokens that are text gives (for the
+    hint)."""
+    tokens = []
+    for token in bpe.build_vocab(merges).values():
+        try:
+            tokens.append(token.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    ways = [1] + [0] * len(text)
+    for i in range(1, len(text) + 1):
+        ways[i] = sum(ways[i - len(t)] for t in tokens if text.endswith(t, 0, i))
     return ways[-1]
 
 
@@ -430,17 +551,24 @@ def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
             "the empty text has exactly one spelling, the empty sequence of ids: ways[0] = 1, "
             "which is also what makes the sums for the longer prefixes come out right."
         )
-    if got == _spellings_by_bytes_set(text, merges) != expected:
-        return (
-            "two ids with the same bytes are two different sequences of ids: count ids, not "
-            "distinct byte strings (a set of vocab.values() counts them once)."
-        )
-    if not text.isascii() and got < expected:
-        return (
-            "count over the UTF-8 bytes of the text, not its characters: a token may hold part "
-            "of a character (here text.encode('utf-8') is "
-            f"{list(text.encode('utf-8'))})."
-        )
+    high = got == _spellings_without_high_bytes(text, merges) != expected
+    characters = got == _spellings_of_characters(text, merges) != expected
+    all_bytes = (
+        "the vocabulary has all 256 single bytes, 0x80 to 0xFF too: they are not text on "
+        "their own, but every byte of a character is a token, so a character of several "
+        "bytes can always be spelled byte by byte (build the vocabulary from range(256), "
+        "then the merges)"
+    )
+    utf8_bytes = (
+        "count over the UTF-8 bytes of the text, not its characters: a token may hold part "
+        f"of a character (here text.encode('utf-8') is {list(text.encode('utf-8'))})"
+    )
+    if high and characters:
+        return f"{utf8_bytes}; and {all_bytes}."
+    if high:
+        return all_bytes[0].upper() + all_bytes[1:] + "."
+    if characters or (not text.isascii() and got < expected):
+        return utf8_bytes[0].upper() + utf8_bytes[1:] + "."
     return None
 
 
@@ -464,9 +592,15 @@ EXERCISES: dict[str, Entry] = {
             "encode",
             bpe.encode,
             _encode_cases,
+            call=_run_encode,
             normalize=list,
             returns=list_of(INT),
-            hints=(_encode_hint_guard, _encode_hint_no_stop, _encode_hint_order),
+            hints=(
+                _encode_hint_guard,
+                _encode_hint_no_stop,
+                _encode_hint_zero_default,
+                _encode_hint_order,
+            ),
             ordered=("merges",),
         ),
     ),
