@@ -879,9 +879,7 @@ def test_chapter_03_encode_alternatives_pass_and_the_replay_is_refused():
         ids = list(text.encode("utf-8"))
         while True:
             found = [
-                (merges[p], i)
-                for i, p in enumerate(zip(ids, ids[1:], strict=False))
-                if p in merges
+                (merges[p], i) for i, p in enumerate(zip(ids, ids[1:], strict=False)) if p in merges
             ]
             if not found:
                 return ids

@@ -259,9 +259,7 @@ class PretrainedTokenizer(RegexTokenizer):
         258
         """
         byte_of = {idx: b for b, idx in enumerate(self.byte_shuffle)}
-        return {
-            (byte_of.get(a, a), byte_of.get(b, b)): idx for (a, b), idx in self.merges.items()
-        }
+        return {(byte_of.get(a, a), byte_of.get(b, b)): idx for (a, b), idx in self.merges.items()}
 
     def from_byte_values(self, ids: Iterable[int]) -> list[int]:
         """``ids`` encoded with :meth:`byte_value_merges`, as the encoding numbers them: each

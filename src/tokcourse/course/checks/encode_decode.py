@@ -482,6 +482,7 @@ _EMPTY_TEXT = "empty text has exactly one spelling"
 _NOT_LISTED = "without listing them"
 _BYTES_NOT_CHARACTERS = "of its UTF-8 bytes"
 
+
 def _count_spellings_cases() -> Iterator[Case]:
     yield Case(("", {}), rule=_EMPTY_TEXT)
     yield Case(("", _AAA), rule=_EMPTY_TEXT)
