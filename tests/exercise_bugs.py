@@ -34,6 +34,7 @@ from tokcourse import (
     fast_train,
     pretrained,
     special,
+    stream,
     unigram,
     unigram_train,
     utf8,
@@ -83,8 +84,8 @@ CLASSIC = {
     "merge-overlap-both",
     "merge-overlap-step-one",
     "train-off-by-one-id",
-    "build-vocab-sorted",
-    "decode-strict",
+    "spellings-sorted-merges",
+    "decode-stream-strict",
     "encode-no-guard",
     "encode-guard-outside-loop",
     "encode-max-not-min",
@@ -361,52 +362,21 @@ def _(stats, vocab):
     return list(bpe.most_frequent_pair(stats, vocab))
 
 
-# --- build_vocab -------------------------------------------------------------------------------
-
-
-@bug("build_vocab", "build-vocab-sorted", "visits merges sorted by pair, not in learned order")
-def _(merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), idx in sorted(merges.items()):
-        vocab[idx] = vocab[a] + vocab[b]
-    return vocab
-
-
-@bug("build_vocab", "build-vocab-no-bytes", "forgets the 256 single-byte tokens")
-def _(merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), idx in merges.items():
-        vocab[idx] = vocab[a] + vocab[b]
-    return {k: v for k, v in vocab.items() if k >= 256}
-
-
-@bug("build_vocab", "build-vocab-swapped", "joins the pair the wrong way round")
-def _(merges):
-    vocab = {i: bytes([i]) for i in range(256)}
-    for (a, b), idx in merges.items():
-        vocab[idx] = vocab[b] + vocab[a]
-    return vocab
-
-
-# --- decode ------------------------------------------------------------------------------------
-
-
-@bug("decode", "decode-strict", "errors='strict': crashes on invalid UTF-8")
-def _(ids, vocab):
-    return b"".join(vocab[i] for i in ids).decode("utf-8")
-
-
-@bug("decode", "decode-per-token", "decodes each token on its own: splits multi-byte characters")
-def _(ids, vocab):
-    return "".join(vocab[i].decode("utf-8", errors="replace") for i in ids)
-
-
-@bug("decode", "decode-ignore", "errors='ignore': invalid bytes vanish silently")
-def _(ids, vocab):
-    return b"".join(vocab[i] for i in ids).decode("utf-8", errors="ignore")
-
-
 # --- decode_stream -----------------------------------------------------------------------------
+# By hand: the exercise refuses Python's codec ("work" rule), so these turn bytes into text with
+# stream.utf8_text, as the text asks, and go wrong elsewhere.
+
+
+def _decode_stream_holding(ids, vocab, cut_at, end=True):
+    """A by-hand stream decoder: ``cut_at(data)`` says where the held-back bytes start."""
+    held = b""
+    for i in ids:
+        data = held + vocab[i]
+        cut = cut_at(data)
+        held = data[cut:]
+        yield stream.utf8_text(data[:cut])
+    if end:
+        yield stream.utf8_text(held)
 
 
 @bug(
@@ -417,13 +387,7 @@ def _(ids, vocab):
 )
 def _decode_stream_per_token(ids, vocab):
     for i in ids:
-        yield vocab[i].decode("utf-8", errors="replace")
-
-
-def _incremental(errors="replace"):
-    import codecs
-
-    return codecs.getincrementaldecoder("utf-8")(errors=errors)
+        yield stream.utf8_text(vocab[i])
 
 
 @bug(
@@ -433,9 +397,7 @@ def _incremental(errors="replace"):
     hint="the end of the stream is missing",
 )
 def _decode_stream_no_flush(ids, vocab):
-    utf8 = _incremental()
-    for i in ids:
-        yield utf8.decode(vocab[i])
+    return _decode_stream_holding(ids, vocab, stream.unfinished, end=False)
 
 
 @bug(
@@ -445,41 +407,46 @@ def _decode_stream_no_flush(ids, vocab):
     hint="later than it was complete",
 )
 def _decode_stream_collects(ids, vocab):
-    yield bpe.decode(list(ids), vocab)
+    yield stream.utf8_text(b"".join(vocab[i] for i in ids))
 
 
 @bug(
     "decode_stream",
     "decode-stream-strict",
-    "errors='strict': crashes on a broken character",
-    hint="errors='replace'",
+    "decodes with chapter 01's strict utf8_decode: crashes on a broken character",
+    hint="utf8_text(data), which puts",
 )
 def _decode_stream_strict(ids, vocab):
-    utf8 = _incremental("strict")
+    held = b""
     for i in ids:
-        yield utf8.decode(vocab[i])
-    yield utf8.decode(b"", final=True)
+        data = held + vocab[i]
+        cut = stream.unfinished(data)
+        held = data[cut:]
+        yield "".join(map(chr, utf8.utf8_decode(data[:cut])))
+    yield "".join(map(chr, utf8.utf8_decode(held)))
 
 
 @bug(
     "decode_stream",
-    "decode-stream-final-each",
-    "final=True on every id: an unfinished character becomes '\ufffd' at once",
+    "decode-stream-held-alone",
+    "holds the unfinished bytes back, then decodes them on their own, not with what follows",
     hint="never each token on its own",
 )
-def _decode_stream_final_each(ids, vocab):
-    utf8 = _incremental()
+def _decode_stream_held_alone(ids, vocab):
+    held = b""
     for i in ids:
-        yield utf8.decode(vocab[i], final=True)
+        data = vocab[i]
+        cut = stream.unfinished(data)
+        yield stream.utf8_text(held) + stream.utf8_text(data[:cut])
+        held = data[cut:]
+    yield stream.utf8_text(held)
 
 
-@bug("decode_stream", "decode-stream-ignore", "errors='ignore': broken bytes vanish silently",
-     hint="errors='ignore' would drop it")  # fmt: skip
+@bug("decode_stream", "decode-stream-ignore", "drops '\ufffd', as errors='ignore' would: "
+     "broken bytes vanish silently", hint="as errors='ignore' drops them")  # fmt: skip
 def _decode_stream_ignore(ids, vocab):
-    utf8 = _incremental("ignore")
-    for i in ids:
-        yield utf8.decode(vocab[i])
-    yield utf8.decode(b"", final=True)
+    for piece in _decode_stream_holding(ids, vocab, stream.unfinished):
+        yield piece.replace("\ufffd", "")
 
 
 @bug(
@@ -489,7 +456,105 @@ def _decode_stream_ignore(ids, vocab):
     hint="generator",
 )
 def _decode_stream_returns_str(ids, vocab):
-    return bpe.decode(list(ids), vocab)
+    return stream.utf8_text(b"".join(vocab[i] for i in ids))
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-returns-list",
+    "collects the pieces in a list and returns it, instead of yielding them",
+    hint="Make decode_stream a generator",
+)
+def _decode_stream_returns_list(ids, vocab):
+    pieces = []
+    held = b""
+    for i in ids:
+        data = held + vocab[i]
+        cut = stream.unfinished(data)
+        held = data[cut:]
+        pieces.append(stream.utf8_text(data[:cut]))
+    pieces.append(stream.utf8_text(held))
+    return pieces
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-latin-1",
+    "decodes with latin-1: every byte one character, 'é' comes out as 'Ã©'",
+    hint="latin-1 maps every byte to one character",
+)
+def _decode_stream_latin_1(ids, vocab):
+    for i in ids:
+        yield vocab[i].decode("latin-1")
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-incremental-codec",
+    "hands the holding back to Python's incremental decoder (codecs): right, but not by hand",
+    rule="work",
+    hint="may not use Python's codec",
+)
+def _decode_stream_incremental_codec(ids, vocab):
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    for i in ids:
+        yield decoder.decode(vocab[i])
+    yield decoder.decode(b"", final=True)
+
+
+def _cut_by_hand(data):
+    """Where an unfinished character starts, from the bit patterns (as the exercise asks)."""
+    for back in range(1, min(3, len(data)) + 1):
+        b = data[-back]
+        if b >> 6 == 0b10:
+            continue
+        if 0xC2 <= b <= 0xF4 and back < (2 if b < 0xE0 else 3 if b < 0xF0 else 4):
+            return len(data) - back
+        break
+    return len(data)
+
+
+def _cut_by_bit_patterns(data):
+    """Where an unfinished character starts, taking every 11xxxxx byte for a lead byte."""
+    for back in range(1, min(3, len(data)) + 1):
+        b = data[-back]
+        if b >> 6 == 0b10:
+            continue
+        if b >> 6 == 0b11 and back < (2 if b < 0xE0 else 3 if b < 0xF0 else 4):
+            return len(data) - back
+        break
+    return len(data)
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-any-lead-pattern",
+    "holds back C0, C1 and F5 to F7 as lead bytes (the bit patterns alone): they can never "
+    "begin a character, so their '\ufffd' comes out late",
+    hint="only the bytes C2 to F4 can begin one",
+)
+def _decode_stream_any_lead_pattern(ids, vocab):
+    return _decode_stream_holding(ids, vocab, _cut_by_bit_patterns)
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-bytes-decode",
+    "holds back by hand, then calls bytes.decode itself instead of utf8_text: the answers are "
+    "right, but the code could hand the holding back to the codec",
+    rule="work",
+    hint="may not use Python's codec",
+)
+def _decode_stream_bytes_decode(ids, vocab):
+    held = b""
+    for i in ids:
+        data = held + vocab[i]
+        cut = _cut_by_hand(data)
+        held = data[cut:]
+        yield data[:cut].decode("utf-8", errors="replace")
+    yield held.decode("utf-8", errors="replace")
 
 
 # --- encode ------------------------------------------------------------------------------------
@@ -543,6 +608,29 @@ def _(text, merges):
         if not stats:
             break
         pair = max(stats, key=stats.get)
+        ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+@bug("encode", "encode-replay", "chapter 02's apply_merges: replays every merge of the table, "
+     "one pass each, right but its work grows with the table", rule="work",
+     hint="it walks the whole table")  # fmt: skip
+def _(text, merges):
+    ids = list(text.encode("utf-8"))
+    for pair, idx in merges.items():
+        ids = bpe.merge(ids, pair, idx)
+    return ids
+
+
+@bug("encode", "encode-get-zero", "merges.get(p, 0): a pair without a merge ranks first, so the "
+     "loop stops early", hint="merges.get(pair, float('inf'))")  # fmt: skip
+def _(text, merges):
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        stats = _pairs(ids)
+        pair = min(stats, key=lambda p: merges.get(p, 0))
+        if pair not in merges:
+            break
         ids = bpe.merge(ids, pair, merges[pair])
     return ids
 
@@ -1265,10 +1353,12 @@ def _ways(data, tokens, first=1):
     return ways[-1]
 
 
-@bug("count_spellings", "spellings-distinct-bytes", "counts distinct byte strings: two ids with "
-     "the same bytes count once", hint="count ids, not distinct byte strings")  # fmt: skip
+@bug("count_spellings", "spellings-ascii-bytes", "a vocabulary of the bytes 0 to 127 only: "
+     "characters of several bytes lose their byte-by-byte spellings",
+     hint="has all 256 single bytes")  # fmt: skip
 def _(text, merges):
-    return _ways(text.encode("utf-8"), set(_spelling_tokens(merges)))
+    tokens = [t for t in _spelling_tokens(merges) if len(t) > 1 or t[0] < 0x80]
+    return _ways(text.encode("utf-8"), tokens)
 
 
 @bug("count_spellings", "spellings-empty-is-zero", "ways[0] = 0: the empty text has no spelling, "
@@ -1639,21 +1729,6 @@ def _train_with_symbols(ids, vocab_size):
         ids = bpe.merge(ids, pair, idx)
         merges[pair] = idx
     return merges
-
-
-@bug("build_vocab", "build-vocab-bytes-of-int", "bytes(i) (i zero bytes), not bytes([i])",
-     hint="bytes(i) makes i zero bytes")  # fmt: skip
-def _(merges):
-    vocab = {i: bytes(i) for i in range(256)}
-    for (a, b), idx in merges.items():
-        vocab[idx] = vocab[a] + vocab[b]
-    return vocab
-
-
-@bug("decode", "decode-bytes", "returns the joined bytes, never decodes them",
-     hint="must return a str")  # fmt: skip
-def _(ids, vocab):
-    return b"".join(vocab[i] for i in ids)
 
 
 @bug("encode", "encode-tuple", "returns a tuple of ids", rule="type", hint="not a tuple")
@@ -3230,29 +3305,12 @@ def _(data):
      "lets '\ufffd' out as soon as it sees ED A0..BF, where the rule and Python's decoder wait",
      hint="too early: the bytes read so far end with b'\\xed\\xa0'")  # fmt: skip
 def _decode_stream_early(ids, vocab):
-    utf8_decoder, last = _incremental(), None
-    for i in ids:
-        out = ""
-        for b in vocab[i]:
-            if last == 0xED and 0xA0 <= b <= 0xBF and utf8_decoder.getstate()[0] == b"\xed":
-                utf8_decoder.reset()  # the start of a surrogate: call it broken now
-                out += "\ufffd\ufffd"
-            else:
-                out += utf8_decoder.decode(bytes([b]))
-            last = b
-        yield out
-    yield utf8_decoder.decode(b"", final=True)
+    def cut_at(data):
+        if len(data) >= 2 and data[-2] == 0xED and 0xA0 <= data[-1] <= 0xBF:
+            return len(data)  # the start of a surrogate: call it broken now
+        return stream.unfinished(data)
 
-
-def _decode_stream_holding(ids, vocab, cut_at):
-    """A by-hand stream decoder: ``cut_at(data)`` says where the held-back bytes start."""
-    held = b""
-    for i in ids:
-        data = held + vocab[i]
-        cut = cut_at(data)
-        held = data[cut:]
-        yield data[:cut].decode("utf-8", errors="replace")
-    yield held.decode("utf-8", errors="replace")
+    return _decode_stream_holding(ids, vocab, cut_at)
 
 
 @bug("decode_stream", "decode-stream-last-byte-only", "holds back a lead byte only when it is "
@@ -3367,18 +3425,6 @@ def _(text, special_tokens, allowed_special=frozenset(), encode_ordinary=_utf8,
         ids.append(special_tokens[name])
         text = text[i + len(name) :]
     return ids
-
-
-@bug("encode", "encode-first-in-merges", "applies the first merge of the table that occurs "
-     "in the text (the dict's order, not the lowest id)", order=True)  # fmt: skip
-def _(text, merges):
-    ids = list(text.encode())
-    while True:
-        pairs = set(zip(ids, ids[1:], strict=False))
-        pair = next((p for p in merges if p in pairs), None)
-        if pair is None:
-            return ids
-        ids = bpe.merge(ids, pair, merges[pair])
 
 
 @bug("wordpiece_word", "wordpiece-first-in-vocab", "takes the first entry of the vocabulary "

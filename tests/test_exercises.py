@@ -154,12 +154,11 @@ def test_not_a_function():
         ("tie-first-seen", "most_frequent_pair({(97, 98): 3, (97, 99): 3,", "another order"),
         ("train-counts-once", "train('😀😀', 260)", "Count the pairs again"),
         ("train-off-by-one-id", "train('ab', 257)", "256 + i"),
-        ("decode-strict", "decode([226],", "errors='replace'"),
-        ("build-vocab-sorted", "build_vocab({(100, 100): 256, (97, 256): 257})", "order"),
+        ("decode-stream-strict", "decode_stream([128],", "utf8_text"),
         ("split-gpt2-pattern", "encode_with_ranks(", "GPT-2"),
         ("encode-ordinary-across-chunks", "encode_ordinary_cached(", "chunk"),
         ("specials-accepted-by-default", "encode_with_specials(", "must raise ValueError"),
-        ("spellings-distinct-bytes", "count_spellings('abc',", "count ids"),
+        ("spellings-empty-is-zero", "count_spellings('',", "exactly one spelling"),
     ],
 )
 def test_report_shows_smallest_input_expected_got_and_hint(bug_id, smallest, hint):
@@ -248,7 +247,7 @@ def test_a_function_that_returns_its_argument_unchanged_is_fine():
     [(None, "got:      None"), (b"", "got:      b''"), ("None", "got:      'None'")],
 )
 def test_answers_are_shown_as_repr(answer, shown):
-    result = run_check(check.exercise("decode"), lambda ids, vocab: answer, quiet=True)
+    result = run_check(check.exercise("encode"), lambda text, merges: answer, quiet=True)
     assert shown in result.message, result.message
 
 
@@ -480,8 +479,6 @@ def _report(bug_id):
     ("bug_id", "wrong_hint"),
     [
         # hints that once pointed the wrong way
-        ("build-vocab-no-bytes", "order they were learned"),  # merges={} is not about order
-        ("build-vocab-bytes-of-int", "order they were learned"),
         ("utf8-decode-four-byte-lead-mask", "U+10FFFF"),  # the mask is wrong, not the limit
         ("get-stats-set-of-pairs", "missing"),  # nothing is missing, counts are
         ("encode-no-stop", "lowest merge id"),
@@ -809,24 +806,22 @@ def test_chapter_11_unigram_alternatives_pass():
 
 
 def test_chapter_03_decode_stream_alternatives_pass():
-    """Empty pieces, one character per piece, the package's StreamDecoder, Python's own
-    incremental decoder (which lets some impossible starts out earlier than the rule of the
-    text): all streamed, all accepted."""
-    import codecs
+    """Empty pieces, one character per piece, the bit patterns instead of byte_kind: all
+    streamed, all by hand, all accepted."""
+    from tokcourse.stream import unfinished, utf8_text
 
-    from tokcourse.stream import StreamDecoder
-
-    def with_the_class(ids, vocab):  # a piece for every id, empty or not, then the end
-        decoder = StreamDecoder(vocab)
+    def every_id(ids, vocab):  # a piece for every id, empty or not, then the end
+        held = b""
         for idx in ids:
-            yield decoder.decode([idx])
-        yield decoder.decode([], final=True)
+            data = held + vocab[idx]
+            cut = unfinished(data)
+            held = data[cut:]
+            yield utf8_text(data[:cut])
+        yield utf8_text(held)
 
     def by_character(ids, vocab):
-        utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        for idx in ids:
-            yield from utf8.decode(vocab[idx])
-        yield from utf8.decode(b"", final=True)
+        for piece in every_id(ids, vocab):
+            yield from piece
 
     def by_hand(ids, vocab):  # the bit patterns, not byte_kind; the end tested byte by byte
         held = b""
@@ -841,12 +836,78 @@ def test_chapter_03_decode_stream_alternatives_pass():
                     cut = len(data) - back
                 break
             held = data[cut:]
-            yield data[:cut].decode("utf-8", errors="replace")
-        yield held.decode("utf-8", errors="replace")
+            yield utf8_text(data[:cut])
+        yield utf8_text(held)
 
-    for fn in (with_the_class, by_character, by_hand):
+    for fn in (every_id, by_character, by_hand):
         result = run_check(check.exercise("decode_stream"), fn, quiet=True)
         assert result.passed, result.message
+
+
+def test_chapter_03_decode_stream_refuses_the_codec_and_the_course_decoder():
+    """Python's incremental decoder and the package's StreamDecoder decide where a character
+    ends: the exercise asks the learner to decide, so both are refused by the "work" rule."""
+    import codecs
+
+    from tokcourse.stream import StreamDecoder
+
+    def with_the_class(ids, vocab):
+        decoder = StreamDecoder(vocab)
+        for idx in ids:
+            yield decoder.decode([idx])
+        yield decoder.decode([], final=True)
+
+    def with_codecs(ids, vocab):
+        utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        for idx in ids:
+            yield utf8.decode(vocab[idx])
+        yield utf8.decode(b"", final=True)
+
+    for fn in (with_the_class, with_codecs):
+        result = run_check(check.exercise("decode_stream"), fn, quiet=True)
+        assert result.status == "violation", result.message
+        assert "utf8_text" in result.message
+
+
+def test_chapter_03_encode_alternatives_pass_and_the_replay_is_refused():
+    """The lowest id merged everywhere, or only at its leftmost occurrence, both look up only
+    the pairs of the text: accepted. Replaying the table (chapter 02's apply_merges) and
+    walking the table to find the first pair present give the right ids but do work for every
+    merge: refused by the cost rule, which the text states."""
+    from tokcourse.bpe import merge
+
+    def leftmost_only(text, merges):
+        ids = list(text.encode("utf-8"))
+        while True:
+            found = [
+                (merges[p], i) for i, p in enumerate(zip(ids, ids[1:], strict=False)) if p in merges
+            ]
+            if not found:
+                return ids
+            idx, i = min(found)
+            ids[i : i + 2] = [idx]
+
+    def replay(text, merges):
+        ids = list(text.encode("utf-8"))
+        for pair, idx in merges.items():
+            ids = merge(ids, pair, idx)
+        return ids
+
+    def first_in_merges(text, merges):
+        ids = list(text.encode("utf-8"))
+        while True:
+            pairs = set(zip(ids, ids[1:], strict=False))
+            pair = next((p for p in merges if p in pairs), None)
+            if pair is None:
+                return ids
+            ids = merge(ids, pair, merges[pair])
+
+    result = run_check(check.exercise("encode"), leftmost_only, quiet=True)
+    assert result.passed, result.message
+    for fn in (replay, first_in_merges):
+        result = run_check(check.exercise("encode"), fn, quiet=True)
+        assert result.status == "violation", result.message
+        assert "it walks the whole table" in result.message
 
 
 def test_chapter_02_a_trainer_with_any_tie_rule_passes():
@@ -1164,7 +1225,7 @@ def test_the_reference_does_not_depend_on_the_order_of_dicts_and_sets(name):
 def test_the_ordered_arguments_are_the_ones_whose_order_means_something():
     """Without its ``ordered`` declaration the reference itself would fail the order run: the
     declaration is needed, and only where the text gives the order a meaning."""
-    for name in ("build_vocab", "count_spellings", "merges_to_ranks", "shuffled_vocab", "save_text",
+    for name in ("count_spellings", "merges_to_ranks", "shuffled_vocab", "save_text",
                  "format_costs"):  # fmt: skip
         exercise = check.exercise(name)
         assert exercise.ordered

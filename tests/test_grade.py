@@ -105,21 +105,23 @@ HOSTILE = {
     "patches_the_check.ipynb": (
         "03",
         {
-            "build_vocab": "import tokcourse.course.exercises as e\n"
-            "e._judge = lambda *args: None\n\ndef build_vocab(merges):\n    return {}\n",
+            "count_spellings": "import tokcourse.course.exercises as e\n"
+            "e._judge = lambda *args: None\n\ndef count_spellings(text, merges):\n    return 0\n",
         },
     ),
     "patches_the_reference.ipynb": (
         "03",
         {
-            "decode": "import tokcourse.bpe\n\ndef decode(ids, vocab):\n    return ''\n\n"
-            "tokcourse.bpe.decode = decode\n",
+            "count_spellings": "import tokcourse.bpe\n\ndef count_spellings(text, merges):\n"
+            "    return 0\n\ntokcourse.bpe.count_spellings = count_spellings\n",
         },
     ),
     "patches_a_builtin.ipynb": (
         "03",
         {
-            "decode": below("import builtins\nbuiltins.isinstance = lambda *a: True\n", "decode"),
+            "count_spellings": below(
+                "import builtins\nbuiltins.isinstance = lambda *a: True\n", "count_spellings"
+            ),
         },
     ),
     "changes_the_package_files.ipynb": (
@@ -152,23 +154,24 @@ HOSTILE = {
     "empties_the_cases.ipynb": (
         "03",
         {
-            "decode": "from tokcourse import check\n\n"
-            "object.__setattr__(check.exercise('decode'), 'cases', lambda: [])\n\n"
-            "def decode(ids, vocab):\n    return ''\n",
+            "count_spellings": "from tokcourse import check\n\n"
+            "object.__setattr__(check.exercise('count_spellings'), 'cases', lambda: [])\n\n"
+            "def count_spellings(text, merges):\n    return 0\n",
         },
     ),
     "uses_a_chapter_variable.ipynb": (
         "03",
         {
-            "build_vocab": "def build_vocab(merges):\n    assert novel\n    return {}\n",
+            "count_spellings": "def count_spellings(text, merges):\n    assert novel\n"
+            "    return 0\n",
         },
     ),
     "forges_equality.ipynb": (
         "03",
         {
-            "decode": "class Anything(str):\n    def __eq__(self, other):\n        return True\n\n"
-            "    def __ne__(self, other):\n        return False\n\n"
-            "def decode(ids, vocab):\n    return Anything('')\n",
+            "decode_stream": "class Anything(str):\n    def __eq__(self, other):\n"
+            "        return True\n\n    def __ne__(self, other):\n        return False\n\n"
+            "def decode_stream(ids, vocab):\n    yield Anything('')\n",
         },
     ),
     "turns_the_tracer_off.ipynb": (
@@ -183,8 +186,9 @@ HOSTILE = {
     "course_function_in_a_raw_thread.ipynb": (
         "03",
         {
-            "decode": "import _thread, time\nfrom tokcourse import bpe\n\ndef decode(ids, vocab):\n"
-            "    out = []\n    run = lambda: out.append(bpe.decode(ids, vocab))\n"
+            "count_spellings": "import _thread, time\nfrom tokcourse import bpe\n\n"
+            "def count_spellings(text, merges):\n"
+            "    out = []\n    run = lambda: out.append(bpe.count_spellings(text, merges))\n"
             "    _thread.start_new_thread(run, ())\n"
             "    while not out:\n        time.sleep(0.001)\n    return out[0]\n",
         },
@@ -198,13 +202,12 @@ HOSTILE = {
     "return_at_the_top.ipynb": (
         "03",
         {
-            "decode": solution("decode") + "\nreturn\n",
+            "count_spellings": solution("count_spellings") + "\nreturn\n",
         },
     ),
     "slow_test_under_a_full_solution.ipynb": (
         "03",
         {
-            "build_vocab": solution("build_vocab"),
             "encode": solution("encode"),
             "count_spellings": solution("count_spellings").replace(
                 "from __future__ import annotations", ""
@@ -248,7 +251,8 @@ HOSTILE = {
     "annotation_never_imported.ipynb": (
         "03",
         {
-            "build_vocab": "def build_vocab(merges: Mapping) -> dict:\n    return {}\n",
+            "count_spellings": "def count_spellings(text: str, merges: Mapping) -> int:\n"
+            "    return 0\n",
         },
     ),
 }
@@ -281,8 +285,8 @@ SHAPES = {
         {"get_stats": "from collections import Counter\n\nPAIRS = lambda ids: zip(ids, ids[1:])\n"},
         {},
     ),
-    "wrong_build_vocab_right_count_spellings.ipynb": ("03",
-        {"build_vocab": "def build_vocab(merges):\n    return {}\n",
+    "wrong_encode_right_count_spellings.ipynb": ("03",
+        {"encode": "def encode(text, merges):\n    return []\n",
          "count_spellings": COUNT_SPELLINGS},
         {}, {},
     ),
@@ -374,29 +378,33 @@ HOSTILE_ROWS = [
     ("eats_memory.ipynb", "get_stats", "failed", "MemoryError"),
     ("hands_in_the_course_function.ipynb", "encode", "failed", "course's own function"),
     ("wraps_the_course_function.ipynb", "encode", "failed", "calls the course's own"),
-    ("patches_the_check.ipynb", "build_vocab", "failed", "exercises._judge"),
+    ("patches_the_check.ipynb", "count_spellings", "failed", "exercises._judge"),
     ("patches_the_check.ipynb", "encode", "failed", "changes the course's code"),
-    ("patches_the_reference.ipynb", "decode", "failed", "tokcourse.bpe.decode"),
-    ("patches_a_builtin.ipynb", "decode", "failed", "builtins.isinstance"),
+    ("patches_the_reference.ipynb", "count_spellings", "failed", "tokcourse.bpe.count_spellings"),
+    ("patches_a_builtin.ipynb", "count_spellings", "failed", "builtins.isinstance"),
     ("changes_the_package_files.ipynb", "merge", "failed", "course's files"),
     ("does_not_compile.ipynb", "encode", "error", "SyntaxError"),
-    ("does_not_compile.ipynb", "decode", "not attempted", "NotImplementedError"),
+    ("does_not_compile.ipynb", "decode_stream", "not attempted", "NotImplementedError"),
     ("partial_of_the_course_function.ipynb", "encode", "failed", "course's own function"),
     ("course_function_in_a_thread.ipynb", "encode", "failed", "calls the course's own"),
-    ("empties_the_cases.ipynb", "decode", "failed", "exercise decode.cases"),
-    ("uses_a_chapter_variable.ipynb", "build_vocab", "error", "uses novel, from cell"),
-    ("forges_equality.ipynb", "decode", "failed", "expected"),
+    ("empties_the_cases.ipynb", "count_spellings", "failed", "exercise count_spellings.cases"),
+    ("uses_a_chapter_variable.ipynb", "count_spellings", "error", "uses novel, from cell"),
+    ("forges_equality.ipynb", "decode_stream", "failed", "expected"),
     ("turns_the_tracer_off.ipynb", "encode", "failed", "tracing off"),
-    ("course_function_in_a_raw_thread.ipynb", "decode", "failed", "calls the course's own"),
+    (
+        "course_function_in_a_raw_thread.ipynb",
+        "count_spellings",
+        "failed",
+        "calls the course's own",
+    ),
     ("late_future_import.ipynb", "encode", "error", "SyntaxError"),
-    ("return_at_the_top.ipynb", "decode", "error", "SyntaxError"),
+    ("return_at_the_top.ipynb", "count_spellings", "error", "SyntaxError"),
     ("slow_test_under_a_full_solution.ipynb", "count_spellings", "error", "ran over"),
     ("slow_test_under_a_full_solution.ipynb", "encode", "passed", "correct"),
-    ("slow_test_under_a_full_solution.ipynb", "build_vocab", "passed", "correct"),
-    ("annotation_never_imported.ipynb", "build_vocab", "error", "'Mapping' is not defined"),
+    ("annotation_never_imported.ipynb", "count_spellings", "error", "'Mapping' is not defined"),
     ("helper_cell_above.ipynb", "get_stats", "passed", "correct"),
-    ("wrong_build_vocab_right_count_spellings.ipynb", "build_vocab", "failed", "expected"),
-    ("wrong_build_vocab_right_count_spellings.ipynb", "count_spellings", "passed", "correct"),
+    ("wrong_encode_right_count_spellings.ipynb", "encode", "failed", "expected"),
+    ("wrong_encode_right_count_spellings.ipynb", "count_spellings", "passed", "correct"),
     ("defined_after_the_check.ipynb", "count_spellings", "not attempted", "again after its"),
     ("train_calls_the_rechecked_functions.ipynb", "train", "passed", "correct"),
     ("not_json.ipynb", "", "error", "not JSON"),
@@ -510,15 +518,15 @@ def test_the_command_line_writes_the_csv_json_and_a_summary(editions, tmp_path):
     ]
     status = {(Path(r["submission"]).name, r["exercise"]): r["status"] for r in table}
     assert status["ana.ipynb", "encode"] == "passed" and status["ben.ipynb", "encode"] == "failed"
-    assert status["ana.ipynb", "decode"] == "not attempted"
+    assert status["ana.ipynb", "decode_stream"] == "not attempted"
     assert {r["chapter"] for r in table} == {"03"}
     as_json = json.loads((tmp_path / "rows.json").read_text(encoding="utf-8"))
     assert [r["status"] for r in as_json] == [r["status"] for r in table]
     totals = (tmp_path / "totals.csv").read_text(encoding="utf-8").splitlines()
     assert totals == [
         "submission,chapter,passed,failed,not attempted,error,exercises",
-        f"{good.relative_to(tmp_path)},03,1,0,4,0,5",
-        f"{bad.relative_to(tmp_path)},03,0,1,4,0,5",
+        f"{good.relative_to(tmp_path)},03,1,0,2,0,3",
+        f"{bad.relative_to(tmp_path)},03,0,1,2,0,3",
     ]
     # the summary: per exercise, and the commonest failing input of encode
     line = next(x for x in done.stdout.splitlines() if x.split()[1:2] == ["encode"])

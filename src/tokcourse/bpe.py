@@ -34,6 +34,7 @@ __all__ = [
     "most_frequent_pair",
     "train",
     "train_on_chunks",
+    "utf8_text",
 ]
 
 
@@ -341,6 +342,16 @@ def decode(ids: Iterable[int], vocab: Mapping[int, bytes]) -> str:
         "utf-8", errors="replace"
     )
 # fmt: on
+
+
+def utf8_text(data: bytes) -> str:
+    """``data`` decoded as UTF-8, each broken stretch replaced by "\ufffd"
+    (``errors="replace"``): what :func:`decode` does with the joined bytes.
+
+    >>> utf8_text(b"hi\\xe2\\x82"), utf8_text("€".encode())
+    ('hi\ufffd', '€')
+    """
+    return data.decode("utf-8", errors="replace")
 
 
 # fmt: off

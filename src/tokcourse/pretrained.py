@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from .patterns import GPT4_SPLIT_PATTERN, SPLIT_PATTERNS, split
@@ -249,6 +249,22 @@ class PretrainedTokenizer(RegexTokenizer):
         self.register_special_tokens(dict(specials))
         # what encoding_name stands for (shared tuples, no copy): see load
         self._named_tables = (pattern, byte_shuffle, merges, specials)
+
+    def byte_value_merges(self) -> dict[tuple[int, int], int]:
+        """The merges with each byte token written as the byte's own value (0..255) instead
+        of the encoding's id for it, in the same order; merged tokens keep their ids. An
+        encoder that starts from ``list(text.encode())`` runs them as they are.
+
+        >>> GPT2Tokenizer().byte_value_merges()[104, 101]  # "h" + "e"
+        258
+        """
+        byte_of = {idx: b for b, idx in enumerate(self.byte_shuffle)}
+        return {(byte_of.get(a, a), byte_of.get(b, b)): idx for (a, b), idx in self.merges.items()}
+
+    def from_byte_values(self, ids: Iterable[int]) -> list[int]:
+        """``ids`` encoded with :meth:`byte_value_merges`, as the encoding numbers them: each
+        byte token (below 256) becomes the encoding's id for that byte."""
+        return [self.byte_shuffle[i] if i < 256 else i for i in ids]
 
     def train(self, text: str, vocab_size: int, verbose: bool = False) -> None:
         raise NotImplementedError(

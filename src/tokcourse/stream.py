@@ -64,11 +64,19 @@ from typing import Literal
 
 import regex
 
+from .bpe import utf8_text
 from .fast_encode import FastEncoder
 from .special import allowed_special_set, check_disallowed, disallowed_special_set, find_specials
 from .utf8 import _fix_surrogates, byte_kind
 
-__all__ = ["LOOKAHEAD", "StreamDecoder", "decode_stream", "encode_iterable", "unfinished"]
+__all__ = [
+    "LOOKAHEAD",
+    "StreamDecoder",
+    "decode_stream",
+    "encode_iterable",
+    "unfinished",
+    "utf8_text",
+]
 
 LOOKAHEAD = 4
 """Characters a chunk must end before the trailing white space run to be emitted."""
@@ -304,9 +312,9 @@ def decode_stream(
         data = held + vocab[idx]
         cut = unfinished(data)  # everything before it is complete text
         held = data[cut:]
-        text = data[:cut].decode("utf-8", errors="replace")
+        text = utf8_text(data[:cut])
         if text:
             yield text
     if held:  # the stream ends inside a character
-        yield held.decode("utf-8", errors="replace")
+        yield utf8_text(held)
 # fmt: on

@@ -7,7 +7,7 @@ so that a reader can compare them with what training did before writing ``encode
 * ``"lowest id"``: the merge learned first (BPE's rule, ``tokcourse.bpe.encode``);
 * ``"highest id"``: the merge learned last, whose tokens are the longest;
 * ``"most frequent"``: the mergeable pair that occurs most often in this text, as training
-  chose (ties to the lower id).
+  chose (ties to the leftmost pair).
 
 >>> merges = {(97, 97): 256, (97, 98): 257}
 >>> [encode_by("aab", merges, rule) for rule in RULES]
@@ -41,6 +41,8 @@ def encode_by(text: str, merges: Mapping[tuple[int, int], int], rule: str) -> li
         elif rule == "highest id":
             pair = max(candidates, key=merges.__getitem__)
         else:
-            pair = max(candidates, key=lambda p: (stats[p], -merges[p]))
+            # candidates are in the order of their first occurrence, and max keeps the
+            # first of equal counts: ties go to the leftmost pair
+            pair = max(candidates, key=stats.__getitem__)
         ids = merge(ids, pair, merges[pair])
     return ids

@@ -5,9 +5,9 @@ module              chapter   exercises
 =================== ========= ====================================================
 ``utf8``            01        encode_two_bytes, utf8_encode, byte_kind,
                               utf8_decode
-``bpe_training``    00, 03    get_stats, merge, build_vocab
+``bpe_training``    00        get_stats, merge
 ``trainer``         02        train, most_frequent_pair
-``encode_decode``   03        decode, decode_stream, encode, count_spellings
+``encode_decode``   03        encode, decode_stream, count_spellings
 ``pretokenize``     04        whitespace_chunks, scan_gpt2, first_split_difference
 ``tiktoken_parity`` 05        byte_rank, recover_merge, encode_with_ranks
 ``special_tokens``  06        encode_with_specials, render_chat

@@ -1,5 +1,5 @@
-"""BPE's two functions and the vocabulary: get_stats and merge (chapter 00), build_vocab
-(chapter 03).
+"""BPE's two functions, get_stats and merge (chapter 00), and the small trained merge tables
+that chapter 03's checks run on.
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -15,7 +15,6 @@ from typing import Any
 from tokcourse import bpe
 from tokcourse.course import first_steps
 from tokcourse.course.exercises import (
-    BYTES,
     INT,
     PAIR,
     Case,
@@ -257,7 +256,7 @@ def _merge_hint_first_only(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
-# --- build_vocab -------------------------------------------------------------------------------
+# --- merge tables (for chapter 03's checks) --------------------------------------------------
 
 
 @cache
@@ -272,69 +271,6 @@ def _trained_merges() -> tuple[dict[tuple[int, int], int], ...]:
     rng = random.Random(4)
     texts += ["".join(rng.choice("ab c") for _ in range(80)) for _ in range(4)]
     return tuple(bpe.train(t, 256 + min(20, len(t) // 3)) for t in texts)
-
-
-def _build_vocab_cases() -> Iterator[Case]:
-    yield Case(({},))
-    yield Case(({(97, 97): 256},))
-    yield Case(({(97, 97): 256, (256, 97): 257},))
-    # sorted by pair, (97, 256) comes first
-    yield Case(({(100, 100): 256, (97, 256): 257},), rule="in the order they were learned")
-    for merges in _trained_merges():
-        yield Case((merges,))
-
-
-def _vocab_in_sorted_order(merges: dict) -> dict | BaseException:
-    """What visiting the merges sorted by pair makes (or the error it runs into)."""
-    vocab = {i: bytes([i]) for i in range(256)}
-    try:
-        for (a, b), idx in sorted(merges.items()):
-            vocab[idx] = vocab[a] + vocab[b]
-    except KeyError as err:
-        return err
-    return vocab
-
-
-def _build_vocab_hint_order(case: Case, expected: Any, got: Any) -> str | None:
-    (merges,) = case.args
-    if list(merges) == sorted(merges):
-        return None  # sorting changes nothing here, so order cannot be the mistake
-    sorted_way = _vocab_in_sorted_order(merges)
-    if got == sorted_way or (isinstance(got, KeyError) and isinstance(sorted_way, KeyError)):
-        return (
-            "a merge can use a token made by an earlier merge, so visit the merges in the "
-            "order they were learned (the dict's own order), not sorted by pair."
-        )
-    return None
-
-
-def _build_vocab_hint_bytes(case: Case, expected: Any, got: Any) -> str | None:
-    if not isinstance(got, dict):
-        return None
-    if any(got.get(i) == bytes(i) != bytes([i]) for i in range(256)):
-        return (
-            "bytes(i) makes i zero bytes (bytes(3) == b'\\x00\\x00\\x00'); the one byte with "
-            "value i is bytes([i])."
-        )
-    if not set(range(256)) <= set(got):
-        return (
-            "the vocabulary holds the 256 single bytes ({i: bytes([i]) for i in range(256)}) "
-            "plus one token per merge."
-        )
-    return None
-
-
-def _build_vocab_hint_swapped(case: Case, expected: Any, got: Any) -> str | None:
-    (merges,) = case.args
-    for (a, b), idx in merges.items():
-        if isinstance(got, dict) and got.get(idx) not in (None, expected[idx]):
-            if got[idx] == expected[b] + expected[a]:
-                return (
-                    f"token {idx} is the merge ({a}, {b}): its bytes are vocab[{a}] + "
-                    f"vocab[{b}], left then right."
-                )
-            return None
-    return None
 
 
 #: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
@@ -376,18 +312,6 @@ EXERCISES: dict[str, Entry] = {
                 _merge_hint_step_one,
                 _merge_hint_first_only,
             ),
-        ),
-    ),
-    "build_vocab": Entry(
-        "build_vocab(merges) -> {id: bytes}",
-        lambda: Exercise(
-            "build_vocab",
-            bpe.build_vocab,
-            _build_vocab_cases,
-            normalize=dict,
-            returns=dict_of(INT, BYTES, "a dict {id: bytes}"),
-            ordered=("merges",),
-            hints=(_build_vocab_hint_bytes, _build_vocab_hint_order, _build_vocab_hint_swapped),
         ),
     ),
 }

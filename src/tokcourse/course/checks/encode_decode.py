@@ -1,5 +1,4 @@
-"""Chapter 03: decoding and encoding with merges (decode, decode_stream, encode,
-count_spellings).
+"""Chapter 03: encoding and decoding with merges (encode, decode_stream, count_spellings).
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -9,69 +8,21 @@ from __future__ import annotations
 
 import codecs
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tokcourse import bpe, stream
+from tokcourse.course.checks import _no_codec
 from tokcourse.course.checks.bpe_training import _trained_merges
 from tokcourse.course.exercises import (
     INT,
-    STR,
     Case,
     Entry,
     Exercise,
     Violation,
     list_of,
 )
-
-# --- decode ------------------------------------------------------------------------------------
-
-
-def _decode_cases() -> Iterator[Case]:
-    plain = bpe.build_vocab({})
-    merged = bpe.build_vocab(_trained_merges()[2])
-    yield from (
-        Case(([], plain)),
-        Case(([104, 105], plain)),
-        Case(([226, 130, 172], plain)),  # "€"
-        Case(([226], plain)),  # the first byte of "€" alone is not valid UTF-8
-        Case(([128], plain)),  # a continuation byte with nothing before it
-        Case(([104, 255, 105], plain)),
-        Case(([256, 257], merged)),
-    )
-    rng = random.Random(5)
-    ids_pool = sorted(merged)
-    for _ in range(60):
-        yield Case(([rng.choice(ids_pool) for _ in range(rng.randrange(0, 12))], merged))
-
-
-def _decode_hint_joined(case: Case, expected: Any, got: Any) -> str | None:
-    ids, vocab = case.args
-    if not isinstance(got, str):
-        return None
-    pieces = [vocab[i] for i in ids]
-    if got == "".join(piece.decode("utf-8", errors="replace") for piece in pieces):
-        return (
-            "each token was decoded on its own, but one character's bytes can be spread over "
-            "several tokens: join all the bytes first (b''.join(...)), then decode once."
-        )
-    if got == b"".join(pieces).decode("utf-8", errors="ignore"):
-        return (
-            "invalid bytes vanished without a trace (errors='ignore'): use errors='replace', "
-            "so the reader sees '\ufffd' where the text was broken."
-        )
-    return None
-
-
-def _decode_hint_strict(case: Case, expected: Any, got: Any) -> str | None:
-    if isinstance(got, UnicodeDecodeError):
-        return (
-            "ids can spell invalid UTF-8 (a model may emit half a character). Decode with "
-            "errors='replace', so such bytes become '\ufffd' instead of crashing."
-        )
-    return None
-
 
 # --- decode_stream -----------------------------------------------------------------------------
 
@@ -94,11 +45,11 @@ def _decode_stream_cases() -> Iterator[Case]:
         list("👋 안녕".encode()),
         [256, 0x8B, 33],  # " 👋!"
         [257, 258],  # "’"
+        [128],  # a continuation byte with nothing before it: broken at once
         [226],  # the stream ends inside "€"
         [104, 226, 130],
         [0xE2, 0x82, 65],  # a broken character, then "A"
         [0xED, 0xA0, 0x80, 65],  # an encoded surrogate: the decoder holds ED A0 back
-        [128],
         [0xFF, 65],
         [0xF0, 0x9F],
         [258, 105],
@@ -146,6 +97,13 @@ def _run_decode_stream(fn: Callable, args: tuple, kwargs: dict) -> list[_Piece]:
             yield idx
 
     answer = fn(one_at_a_time(), vocab)
+    if isinstance(answer, (list, tuple)):
+        raise Violation(
+            f"returned a {type(answer).__name__} of {len(answer)} pieces, not a generator",
+            f"a {type(answer).__name__} exists only once every id has been read, so nothing "
+            "comes out while the ids arrive. Make decode_stream a generator: `yield` each piece "
+            "as soon as it is complete, instead of appending it to a list and returning it.",
+        )
     if isinstance(answer, (str, bytes)) or not isinstance(answer, Iterable):
         raise Violation(
             f"returned a {type(answer).__name__}, not an iterator of text pieces",
@@ -164,6 +122,52 @@ def _run_decode_stream(fn: Callable, args: tuple, kwargs: dict) -> list[_Piece]:
         elif piece:
             out.append(_Piece(piece, read))
     return out
+
+
+#: Codec names a student may reach for that are not UTF-8 at all.
+_OTHER_CODECS = frozenset({"latin-1", "latin1", "latin_1", "iso-8859-1", "iso8859-1", "cp1252"})
+
+_STREAM_BY_HAND = (
+    "the exercise asks you to decide yourself, with byte_kind, where an unfinished character "
+    "starts: your code may not use Python's codec (bytes.decode, str.encode, the codecs module "
+    "and its incremental decoders, or a codec's name such as 'utf-8'), nor call anything named "
+    "decode (the chapter's, or a StreamDecoder's), which would decide for you. Hold back the bytes "
+    "from the last lead byte that still lacks continuation bytes, and turn the bytes before "
+    "it into text with utf8_text(data)."
+)
+
+
+def _strings_in(fn: Callable) -> set[str]:
+    """The string constants of ``fn``'s code and of the code nested in it, lowercased."""
+    found: set[str] = set()
+    codes = [getattr(fn, "__code__", None)]
+    while codes:
+        code = codes.pop()
+        if code is None:
+            continue
+        for const in code.co_consts:
+            if isinstance(const, str):
+                found.add(const.lower())
+            elif hasattr(const, "co_consts"):
+                codes.append(const)
+    return found
+
+
+def _run_decode_stream_by_hand(fn: Callable, args: tuple, kwargs: dict) -> list[_Piece]:
+    """Refuse a decoder whose code hands the work to Python's codec (the "work" rule of
+    chapter 01), then feed it the ids one at a time (:func:`_run_decode_stream`)."""
+    latin = sorted(_OTHER_CODECS & _strings_in(fn))
+    if latin:
+        _no_codec._reject(
+            f"your code names the codec {latin[0]!r}",
+            f"{latin[0]} maps every byte to one character, so a character of several UTF-8 "
+            "bytes comes out as several wrong ones ('é' as 'Ã©'), and it never gives '\ufffd'. "
+            "The ids spell UTF-8: " + _STREAM_BY_HAND,
+        )
+    uses = _no_codec._codec_uses(fn)
+    if uses:
+        _no_codec._reject(f"your code uses {', '.join(uses)}", _STREAM_BY_HAND)
+    return _run_decode_stream(fn, args, kwargs)
 
 
 def _when(pieces: list[_Piece]) -> list[int]:
@@ -215,6 +219,17 @@ def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece])
                 "decode them with the bytes that come next."
             )
         if t > b:
+            data = b"".join(vocab[idx] for idx in ids[:b])
+            never = [x for x in data[-4:] if x in (0xC0, 0xC1) or x >= 0xF5]
+            if text[i] == "\ufffd" and never:
+                return (
+                    f"'\ufffd' came out after {t} ids, later than it was complete (after {b}): "
+                    f"the byte {never[-1]:#04X} was held back as if it began a character, but "
+                    "only the bytes C2 to F4 can begin one (byte_kind calls C0, C1 and F5 to FF "
+                    "'invalid': no byte that follows makes them a character). A byte that "
+                    "cannot begin a character is broken at once: let utf8_text turn it into "
+                    "'\ufffd' right away."
+                )
             return (
                 f"{text[i]!r} came out after {t} ids, later than it was complete (after {b}): "
                 "yield after each id the text it completes, before reading the next id, and "
@@ -225,10 +240,11 @@ def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece])
 
 
 def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
-    if isinstance(got, UnicodeDecodeError):
+    if isinstance(got, ValueError):  # UnicodeDecodeError, or chapter 01's utf8_decode
         return (
-            "ids can end inside a character, or spell bytes that are not UTF-8: decode with "
-            "errors='replace', so that such bytes become '\ufffd' instead of crashing."
+            "ids can end inside a character, or spell bytes that are not UTF-8, and a strict "
+            f"decoder raises on them ({type(got).__name__}): turn bytes into text with "
+            "utf8_text(data), which puts '\ufffd' where they are broken (errors='replace')."
         )
     if not isinstance(got, list) or not isinstance(expected, list):
         return None
@@ -236,11 +252,13 @@ def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
     want = "".join(piece.text for piece in expected)
     if text == want:
         return _decode_stream_timing(case, expected, got)
-    if want.startswith(text) and set(want[len(text) :]) == {"\ufffd"}:
+    ids, vocab = case.args
+    held = _held_after(ids, vocab, len(ids))
+    if held and want.startswith(text) and want[len(text) :] == bpe.utf8_text(held):
         return (
             "the end of the stream is missing: the bytes of an unfinished character are still "
-            "held back when the ids run out. After the loop, decode what is held with "
-            "errors='replace' (errors='ignore' would drop it) and yield it."
+            "held back when the ids run out. After the loop, yield utf8_text(held), which "
+            "turns them into '\ufffd' (dropping them would lose the mark)."
         )
     if text.count("\ufffd") > want.count("\ufffd"):
         return (
@@ -251,8 +269,8 @@ def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
         )
     if text.count("\ufffd") < want.count("\ufffd"):
         return (
-            "bytes that are not UTF-8 vanished: decode with errors='replace', so the reader "
-            "sees '\ufffd' where the text was broken."
+            "bytes that are not UTF-8 vanished (as errors='ignore' drops them): let utf8_text "
+            "turn them into '\ufffd', so the reader sees where the text was broken."
         )
     return None
 
@@ -266,13 +284,87 @@ _MIN_NOT_MAX = {(97, 97): 256, (97, 98): 257}  # "aab": merge 256 first, not 257
 
 #: The lowest merge id first, on inputs where each wrong choice gives its own answer: the
 #: highest id, the most frequent pair, the smallest pair (by its ids), the leftmost pair.
-_LOWEST_ID = "lowest merge id"
+_LOWEST_ID = "as training would have cut it"
 _WRONG_CHOICES = (
     ("aab", _MIN_NOT_MAX),
     ("baab", {(97, 98): 256, (97, 97): 257, (98, 97): 258}),
     ("aabab", {(97, 97): 256, (97, 98): 257, (98, 97): 258}),
     ("abbba", {(97, 98): 256, (98, 97): 257, (98, 98): 258}),
 )
+
+#: The cost rule: a large table and a short text; the merges looked at are counted.
+_NOT_THE_TABLE = "does not grow with the size of the merge table"
+_LARGE = 1_000  # a table at least this large is handed over counted
+_SHORT_TEXT = "the quick brown fox jumps"
+
+
+def _large_table() -> dict[tuple[int, int], int]:
+    """Thousands of merges: every pair of lower-case letters and space (in a seeded order),
+    then pairs of the first of those tokens."""
+    symbols = [32, *range(97, 123)]
+    pairs = [(a, b) for a in symbols for b in symbols]
+    random.Random(21).shuffle(pairs)
+    merges = {pair: 256 + i for i, pair in enumerate(pairs)}
+    first = list(merges.values())[:60]
+    for a in first:
+        for b in first:
+            merges[a, b] = 256 + len(merges)
+    return merges
+
+
+def _allowed(n_bytes: int) -> int:
+    """How many merges an encode may look at for a text of ``n_bytes`` bytes: a few per pair
+    of neighbours and step, far more than the loop that picks the lowest id needs."""
+    return 4 * max(n_bytes, 2) ** 2
+
+
+class _CountedMerges(Mapping):
+    """A read-only view of a merges dict that counts the merges looked at: each lookup
+    (``[]``, ``in``, ``get``) and each pair met when walking it (``for``, ``items()``...)."""
+
+    def __init__(self, merges: dict) -> None:
+        self._merges = merges
+        self.looked_at = 0
+
+    def __getitem__(self, pair: Any) -> int:
+        self.looked_at += 1
+        return self._merges[pair]
+
+    def __contains__(self, pair: object) -> bool:
+        self.looked_at += 1
+        return pair in self._merges
+
+    def __iter__(self) -> Iterator:
+        for pair in self._merges:
+            self.looked_at += 1
+            yield pair
+
+    def __len__(self) -> int:
+        return len(self._merges)
+
+    def __repr__(self) -> str:
+        return f"<{len(self._merges):,} merges>"
+
+
+def _run_encode(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """Call ``encode``; on a large table, count the merges it looks at and refuse an encode
+    that walks the table (the "work" rule)."""
+    text, merges = args
+    if len(merges) < _LARGE:
+        return fn(*args, **kwargs)
+    counted = _CountedMerges(merges)
+    answer = fn(text, counted, **kwargs)
+    n_bytes = len(text.encode("utf-8"))
+    if counted.looked_at > _allowed(n_bytes):
+        _no_codec._reject(
+            f"your encode looked at {counted.looked_at:,} merges for a text of {n_bytes} "
+            f"bytes: it walks the whole table of {len(merges):,}",
+            "replaying the merges (one pass per merge, or any loop over merges.items()) does "
+            "work for every merge of the table, 50,000 of them for GPT-2, whether or not its "
+            "pair occurs in the text. Start from the pairs of neighbours in the text and look "
+            "up only those: which of them would training have merged first?",
+        )
+    return answer
 
 
 def _encode_cases() -> Iterator[Case]:
@@ -287,6 +379,7 @@ def _encode_cases() -> Iterator[Case]:
         Case(("aaab", _AAA)),
         Case(("aaaab", _AAA)),
         Case(("€", _AAA)),
+        Case((_SHORT_TEXT, _large_table()), rule=_NOT_THE_TABLE),
     )
     rng = random.Random(6)
     for merges in _trained_merges():
@@ -348,6 +441,31 @@ def _encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
     )
 
 
+def _encode_zero_default(text: str, merges: dict) -> list[int]:
+    """What encode gives with ``merges.get(pair, 0)``: a pair without a merge ranks first."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pair = min(bpe.get_stats(ids), key=lambda p: merges.get(p, 0))
+        if pair not in merges:
+            break
+        ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+def _encode_hint_zero_default(case: Case, expected: Any, got: Any) -> str | None:
+    text, merges = case.args
+    if not isinstance(got, list) or got == expected:
+        return None
+    if got == _encode_zero_default(text, merges):
+        return (
+            "your encode stops while pairs with a merge are left: a pair without a merge "
+            "ranks first when it is looked up as merges.get(pair, 0), so min picks it and "
+            "the loop ends. Rank pairs without a merge after every real merge: "
+            "merges.get(pair, float('inf'))."
+        )
+    return None
+
+
 def _encode_hint_no_stop(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(got, KeyError):
         return (
@@ -360,13 +478,9 @@ def _encode_hint_no_stop(case: Case, expected: Any, got: Any) -> str | None:
 # --- count_spellings --------------------------------------------------------------------------
 
 #: The words of the exercise text for the rules some inputs test.
-_SAME_BYTES = "two ids with the same bytes"
 _EMPTY_TEXT = "empty text has exactly one spelling"
 _NOT_LISTED = "without listing them"
 _BYTES_NOT_CHARACTERS = "of its UTF-8 bytes"
-
-# "abc" is spelled by two merged tokens: (ab, c) -> 257 and (a, bc) -> 259
-_TWICE_ABC = {(97, 98): 256, (256, 99): 257, (98, 99): 258, (97, 258): 259}
 
 
 def _count_spellings_cases() -> Iterator[Case]:
@@ -381,8 +495,7 @@ def _count_spellings_cases() -> Iterator[Case]:
     yield Case(("e ", _E_SPACE))
     yield Case(("é", {(195, 169): 256}), rule=_BYTES_NOT_CHARACTERS)
     yield Case(("€", {(226, 130): 256, (256, 172): 257}), rule=_BYTES_NOT_CHARACTERS)
-    yield Case(("abc", _TWICE_ABC), rule=_SAME_BYTES)
-    yield Case(("xabcx", _TWICE_ABC), rule=_SAME_BYTES)
+    yield Case(("€a", {(226, 130): 256, (172, 97): 257}), rule=_BYTES_NOT_CHARACTERS)
     # far too many spellings to list: 200 a's with a, aa and aaa
     yield Case(("a" * 200, _AAA), rule=_NOT_LISTED)
     rng = random.Random(13)
@@ -392,12 +505,28 @@ def _count_spellings_cases() -> Iterator[Case]:
             yield Case((text, merges))
 
 
-def _spellings_by_bytes_set(text: str, merges: dict) -> int:
-    """What counting distinct byte strings, not ids, gives (for the hint)."""
-    data, tokens = text.encode("utf-8"), set(bpe.build_vocab(merges).values())
+def _spellings_without_high_bytes(text: str, merges: dict) -> int:
+    """What counting gives when the single bytes 0x80 to 0xFF are left out (for the hint)."""
+    data = text.encode("utf-8")
+    tokens = [t for t in bpe.build_vocab(merges).values() if len(t) > 1 or t[0] < 0x80]
     ways = [1] + [0] * len(data)
     for i in range(1, len(data) + 1):
-        ways[i] = sum(ways[j] for j in range(i) if data[j:i] in tokens)
+        ways[i] = sum(ways[i - len(t)] for t in tokens if data.endswith(t, 0, i))
+    return ways[-1]
+
+
+def _spellings_of_characters(text: str, merges: dict) -> int:
+    """What counting cuts of the characters into the tokens that are text gives (for the
+    hint)."""
+    tokens = []
+    for token in bpe.build_vocab(merges).values():
+        try:
+            tokens.append(token.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+    ways = [1] + [0] * len(text)
+    for i in range(1, len(text) + 1):
+        ways[i] = sum(ways[i - len(t)] for t in tokens if text.endswith(t, 0, i))
     return ways[-1]
 
 
@@ -423,41 +552,37 @@ def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
             "the empty text has exactly one spelling, the empty sequence of ids: ways[0] = 1, "
             "which is also what makes the sums for the longer prefixes come out right."
         )
-    if got == _spellings_by_bytes_set(text, merges) != expected:
-        return (
-            "two ids with the same bytes are two different sequences of ids: count ids, not "
-            "distinct byte strings (a set of vocab.values() counts them once)."
-        )
-    if not text.isascii() and got < expected:
-        return (
-            "count over the UTF-8 bytes of the text, not its characters: a token may hold part "
-            "of a character (here text.encode('utf-8') is "
-            f"{list(text.encode('utf-8'))})."
-        )
+    high = got == _spellings_without_high_bytes(text, merges) != expected
+    characters = got == _spellings_of_characters(text, merges) != expected
+    all_bytes = (
+        "the vocabulary has all 256 single bytes, 0x80 to 0xFF too: they are not text on "
+        "their own, but every byte of a character is a token, so a character of several "
+        "bytes can always be spelled byte by byte (build the vocabulary from range(256), "
+        "then the merges)"
+    )
+    utf8_bytes = (
+        "count over the UTF-8 bytes of the text, not its characters: a token may hold part "
+        f"of a character (here text.encode('utf-8') is {list(text.encode('utf-8'))})"
+    )
+    if high and characters:
+        return f"{utf8_bytes}; and {all_bytes}."
+    if high:
+        return all_bytes[0].upper() + all_bytes[1:] + "."
+    if characters or (not text.isascii() and got < expected):
+        return utf8_bytes[0].upper() + utf8_bytes[1:] + "."
     return None
 
 
 #: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
 #: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
-    "decode": Entry(
-        "decode(ids, vocab) -> str",
-        lambda: Exercise(
-            "decode",
-            bpe.decode,
-            _decode_cases,
-            normalize=str,
-            returns=STR,
-            hints=(_decode_hint_strict, _decode_hint_joined),
-        ),
-    ),
     "decode_stream": Entry(
         "decode_stream(ids, vocab) -> iterator of str",
         lambda: Exercise(
             "decode_stream",
             stream.decode_stream,
             _decode_stream_cases,
-            call=_run_decode_stream,
+            call=_run_decode_stream_by_hand,
             accepts=_stream_in_time,
             hints=(_decode_stream_hint,),
         ),
@@ -468,9 +593,16 @@ EXERCISES: dict[str, Entry] = {
             "encode",
             bpe.encode,
             _encode_cases,
+            call=_run_encode,
             normalize=list,
             returns=list_of(INT),
-            hints=(_encode_hint_guard, _encode_hint_no_stop, _encode_hint_order),
+            hints=(
+                _encode_hint_guard,
+                _encode_hint_no_stop,
+                _encode_hint_zero_default,
+                _encode_hint_order,
+            ),
+            ordered=("merges",),
         ),
     ),
     "count_spellings": Entry(
