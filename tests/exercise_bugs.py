@@ -1397,13 +1397,12 @@ def _(cp):
         raise ValueError(str(err)) from None
 
 
-class NotUTF8Error(ValueError):
-    """A student's own kind of ValueError."""
-
-
 @bug("utf8_encode", "utf8-encode-own-error-class", "raises its own subclass of ValueError",
      hint="you raised NotUTF8Error, a subclass of ValueError")  # fmt: skip
 def _(cp):
+    class NotUTF8Error(ValueError):  # a student's own kind of ValueError
+        pass
+
     if not 0 <= cp <= 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
         raise NotUTF8Error(f"{cp:#x} has no UTF-8 encoding")
     return utf8.utf8_encode(cp)
