@@ -20,6 +20,7 @@ __all__ = [
     "hex_bytes",
     "html_table",
     "layout_table",
+    "main_scripts",
     "planes_figure",
     "window_bars",
 ]
@@ -227,3 +228,41 @@ def bit_boxes(examples: Sequence[str]) -> None:
     )
     plt.tight_layout()
     plt.show()
+
+
+#: The Unicode scripts chapter 01 looks for in its parallel texts.
+UNICODE_SCRIPTS = (
+    "Latin",
+    "Cyrillic",
+    "Greek",
+    "Arabic",
+    "Devanagari",
+    "Georgian",
+    "Hangul",
+    "Hiragana",
+    "Katakana",
+    "Han",
+    "Thai",
+    "Hebrew",
+    "Armenian",
+    "Bengali",
+)
+
+
+def main_scripts(text: str, share: float = 0.05) -> set[str]:
+    """The Unicode scripts (regex's ``\\p{Script=...}``) of at least ``share`` of the letters of
+    ``text``, among :data:`UNICODE_SCRIPTS`.
+
+    >>> sorted(main_scripts("Привет, world! 안녕"))
+    ['Cyrillic', 'Hangul', 'Latin']
+    """
+    import regex
+
+    letters = regex.findall(r"\p{L}", text)
+    found = set()
+    for script in UNICODE_SCRIPTS:
+        pattern = regex.compile(rf"\p{{Script={script}}}")
+        n = sum(1 for c in letters if pattern.match(c))
+        if n >= share * len(letters):
+            found.add(script)
+    return found
