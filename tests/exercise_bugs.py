@@ -176,6 +176,14 @@ def _(ids, pair, idx):
     return [int(x) for x in text.strip(",").split(",") if x]
 
 
+@bug("merge", "merge-string-replace-digits",
+     "str.replace on ' '.join(ids): '1 2' matches inside '11 2'",
+     hint="matched digits, not ids")  # fmt: skip
+def _(ids, pair, idx):
+    text = " ".join(map(str, ids)).replace(f"{pair[0]} {pair[1]}", str(idx))
+    return [int(x) for x in text.split()]
+
+
 @bug("merge", "merge-no-bounds-check", "reads ids[i + 1] at the last position (IndexError)")
 def _(ids, pair, idx):
     out, i = [], 0
@@ -1459,6 +1467,25 @@ def _(cp):
         return bytes(chr(cp), "utf-8")
     except UnicodeEncodeError as err:
         raise ValueError(str(err)) from None
+
+
+@bug("utf8_encode", "utf8-encode-own-error-class", "raises its own subclass of ValueError",
+     hint="you raised NotUTF8Error, a subclass of ValueError")  # fmt: skip
+def _(cp):
+    class NotUTF8Error(ValueError):  # a student's own kind of ValueError
+        pass
+
+    if not 0 <= cp <= 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+        raise NotUTF8Error(f"{cp:#x} has no UTF-8 encoding")
+    return utf8.utf8_encode(cp)
+
+
+@bug("utf8_encode", "utf8-encode-unicode-error", "raises UnicodeEncodeError, the codec's error",
+     hint="the error of Python's codec")  # fmt: skip
+def _(cp):
+    if not 0 <= cp <= 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+        raise UnicodeEncodeError("utf-8", "?", 0, 1, "no UTF-8 encoding")
+    return utf8.utf8_encode(cp)
 
 
 @bug("utf8_encode", "utf8-encode-refuses-noncharacters", "refuses U+FFFF and the other 65",

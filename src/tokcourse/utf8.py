@@ -200,9 +200,16 @@ def utf8_decode(data: bytes) -> list[int]:
                 f"unexpected continuation byte {lead:#04x} at position {i}"
             )
         if kind == "invalid":
+            why = (
+                "it could only start an overlong form of an ASCII character"
+                if lead in (0xC0, 0xC1)
+                else "it would start a code point above U+10FFFF"
+                if lead <= 0xF7
+                else "it fits no UTF-8 pattern"
+            )
             raise ValueError(
                 f"byte {lead:#04x} at position {i} never occurs in UTF-8 "
-                f"({_why(lead)})"
+                f"({why})"
             )
         n = 2 if lead < 0b11100000 else 3 if lead < 0b11110000 else 4
         if i + n > len(data) and all(
@@ -240,15 +247,6 @@ def utf8_decode(data: bytes) -> list[int]:
         i += n
     return code_points
 # fmt: on
-
-
-def _why(b: int) -> str:
-    """Why an invalid byte never occurs in UTF-8."""
-    if b in (0xC0, 0xC1):
-        return "it could only start an overlong form of an ASCII character"
-    if b <= 0xF7:
-        return "it would start a code point above U+10FFFF"
-    return "it fits no UTF-8 pattern"
 
 
 def bit_layout(code_point: int) -> list[tuple[str, str]]:

@@ -8,6 +8,9 @@ and a codec's name such as ``"utf-8"`` (:class:`~tokcourse.course.exercises.Viol
 
 from __future__ import annotations
 
+import ast
+import inspect
+import textwrap
 import types
 from collections.abc import Callable
 from typing import Any
@@ -34,6 +37,37 @@ def _reject(what: str, hint: str) -> None:
     raise Violation(what, hint)
 
 
+def _is_codec_string(value: object) -> bool:
+    return isinstance(value, str) and value.lower() in _CODEC_STRINGS
+
+
+def _message_strings(fn: Callable) -> set[str] | None:
+    """The codec names in ``fn``'s source that are only ever part of a message: of the exception
+    a ``raise`` builds (``raise ValueError("UTF-8")``) or of an ``assert``. ``None`` when the
+    source cannot be read (then every codec name counts)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    in_message: set[int] = set()
+    for node in ast.walk(tree):
+        messages: list[ast.AST] = []
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            messages = [*node.exc.args, *(k.value for k in node.exc.keywords)]
+        elif isinstance(node, ast.Assert) and node.msg is not None:
+            messages = [node.msg]
+        for message in messages:
+            # a message is a string, an f-string or a sum of them, never a call
+            if any(isinstance(n, ast.Call) for n in ast.walk(message)):
+                continue
+            in_message |= {id(n) for n in ast.walk(message)}
+    used, quoted = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and _is_codec_string(node.value):
+            (quoted if id(node) in in_message else used).add(node.value)
+    return quoted - used
+
+
 def _codec_uses(fn: Callable) -> list[str]:
     """What in ``fn``'s code (its nested functions, and the functions of its own module that
     it calls) hands the work to Python's codec: names such as ``encode``, or "utf-8"."""
@@ -46,6 +80,7 @@ def _codec_uses(fn: Callable) -> list[str]:
         if code is None or id(code) in seen:
             continue
         seen.add(id(code))
+        allowed = _message_strings(f) or set()
         codes = [code]
         while codes:
             c = codes.pop()
@@ -53,7 +88,7 @@ def _codec_uses(fn: Callable) -> list[str]:
             for const in c.co_consts:
                 if isinstance(const, types.CodeType):
                     codes.append(const)
-                elif isinstance(const, str) and const.lower() in _CODEC_STRINGS:
+                elif _is_codec_string(const) and const not in allowed:
                     found.append(repr(const))
             glob = getattr(f, "__globals__", {})
             for name in c.co_names:

@@ -152,11 +152,22 @@ def _merge_cases() -> Iterator[Case]:
         Case(([5, 5, 5, 5], (5, 5), 6), rule="merging each occurrence as you meet it"),
         Case(([1, 2, 3, 1, 2], (1, 2), 4)),
         Case(([1, 2, 2, 1], (2, 1), 256)),
+        # ids of several digits: the pair (1, 2) is not in [11, 2] or [1, 22]
+        Case(([11, 2], (1, 2), 9)),
+        Case(([1, 22], (1, 2), 9)),
+        Case(([11, 22, 1, 2], (1, 2), 99)),
     )
     rng = random.Random(2)
     for _ in range(100):
         ids = [rng.randrange(3) for _ in range(rng.randrange(0, 25))]
         yield Case((ids, (rng.randrange(3), rng.randrange(3)), 256 + rng.randrange(10)))
+    for _ in range(40):  # ids from 0 to 23: one digit and two
+        ids = [rng.randrange(24) for _ in range(rng.randrange(0, 25))]
+        pair = (rng.randrange(3), rng.randrange(3)) if ids else (1, 2)
+        if ids and rng.random() < 0.5:  # a pair that occurs
+            k = rng.randrange(len(ids))
+            pair = (ids[k], ids[(k + 1) % len(ids)])
+        yield Case((ids, pair, 256 + rng.randrange(10)))
 
 
 def _merge_hint_bounds(case: Case, expected: Any, got: Any) -> str | None:
@@ -246,6 +257,25 @@ def _merge_hint_replace(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
+def _merge_by_digits(ids: list, pair: tuple, idx: int) -> list:
+    """What merging with ``str.replace`` of "a b" in " ".join of the ids makes."""
+    text = " ".join(map(str, ids)).replace(f"{pair[0]} {pair[1]}", str(idx))
+    return [int(x) for x in text.split()]
+
+
+def _merge_hint_digits(case: Case, expected: Any, got: Any) -> str | None:
+    ids, pair, idx = case.args
+    if isinstance(got, list) and got == _merge_by_digits(ids, pair, idx) != expected:
+        a, b = pair
+        return (
+            f"str.replace matched digits, not ids: in {' '.join(map(str, ids))!r} the text "
+            f"'{a} {b}' is found across parts of longer ids (as '1 2' is inside '11 2'), so "
+            "ids that are not the pair were merged. Replacing text in a string of ids is "
+            "fragile; walk the list of ids and compare whole ids instead."
+        )
+    return None
+
+
 def _merge_hint_first_only(case: Case, expected: Any, got: Any) -> str | None:
     ids, pair, idx = case.args
     if isinstance(got, list) and 1 == got.count(idx) < expected.count(idx):
@@ -308,6 +338,7 @@ EXERCISES: dict[str, Entry] = {
                 _merge_hint_bounds,
                 _merge_hint_right_to_left,
                 _merge_hint_replace,
+                _merge_hint_digits,
                 _merge_hint_overlap,
                 _merge_hint_step_one,
                 _merge_hint_first_only,

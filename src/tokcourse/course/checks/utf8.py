@@ -23,6 +23,21 @@ from tokcourse.course.exercises import (
     list_of,
 )
 
+
+def _hint_subclass(got: ValueError, work: str) -> str:
+    """The hint for an exception that is a ValueError, but not ValueError itself."""
+    name = type(got).__name__
+    if isinstance(got, UnicodeError):  # raised by Python's codec, or copied from it
+        return (
+            f"you raised {name}, the error of Python's codec: raise ValueError itself (the "
+            f"check compares the exception's type), and {work} yourself, without the codec."
+        )
+    return (
+        f"you raised {name}, a subclass of ValueError: the check compares the exception's "
+        "type, so raise ValueError itself."
+    )
+
+
 # --- encode_two_bytes --------------------------------------------------------------------------
 
 
@@ -151,10 +166,7 @@ def _utf8_encode_hint_refuse(case: Case, expected: Any, got: Any) -> str | None:
     if expected != Raised("ValueError"):
         return None
     if isinstance(got, ValueError):  # a subclass, such as UnicodeEncodeError
-        return (
-            f"raise ValueError itself, not {type(got).__name__} (the check compares the "
-            "exception's type; and the point is to build the bytes without Python's codec)."
-        )
+        return _hint_subclass(got, "build the bytes")
     if 0xD800 <= cp <= 0xDFFF:
         return (
             f"{cp:#x} is a surrogate (U+D800..U+DFFF): a code point reserved for UTF-16's "
@@ -322,10 +334,7 @@ def _utf8_decode_cases() -> Iterator[Case]:
 
 def _utf8_decode_hint_error_type(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(got, ValueError) and type(got) is not ValueError:
-        return (
-            f"raise ValueError itself, not {type(got).__name__} (the check compares the "
-            "exception's type; and the point is to read the bits without Python's codec)."
-        )
+        return _hint_subclass(got, "read the bits")
     return None
 
 
