@@ -1496,6 +1496,34 @@ def _(cp):
     return utf8.utf8_encode(cp)
 
 
+@bug("encode_two_bytes", "two-bytes-bytes-reversed", "the right two bytes, in reverse order",
+     hint="both bytes are right but in the wrong order")  # fmt: skip
+def _(cp):
+    return bytes([0b10000000 | (cp & 0b111111), 0b11000000 | (cp >> 6)])
+
+
+@bug("utf8_encode", "utf8-encode-codec-alias", "bytes(chr(cp), 'cp65001'): UTF-8 by an alias",
+     rule="work", hint="move the bits yourself")  # fmt: skip
+def _(cp):
+    try:
+        return bytes(chr(cp), "cp65001")
+    except UnicodeEncodeError as err:
+        raise ValueError(str(err)) from None
+
+
+#: A codec's name kept in a module-level variable, read by the bug below.
+_ENCODING = "utf-8"
+
+
+@bug("utf8_encode", "utf8-encode-codec-global", "bytes(chr(cp), ENC), ENC = 'utf-8' a global",
+     rule="work", hint="move the bits yourself")  # fmt: skip
+def _(cp):
+    try:
+        return bytes(chr(cp), _ENCODING)
+    except UnicodeEncodeError as err:
+        raise ValueError(str(err)) from None
+
+
 @bug("encode_two_bytes", "two-bytes-list", "returns a list of ints, not bytes")
 def _(cp):
     return [0b11000000 | (cp >> 6), 0b10000000 | (cp & 0b111111)]
@@ -1637,6 +1665,46 @@ def _(data):
         return [ord(ch) for ch in data.decode("utf-8")]
     except UnicodeDecodeError as err:
         raise ValueError(str(err)) from None
+
+
+@bug("utf8_decode", "utf8-decode-replaces", "puts U+FFFD for bad bytes instead of raising",
+     hint="must raise ValueError, not return [0xFFFD]")  # fmt: skip
+def _(data):
+    out, i = [], 0
+    while i < len(data):
+        for n in (1, 2, 3, 4):
+            try:
+                cps = utf8.utf8_decode(data[i : i + n])
+            except ValueError:
+                continue
+            out += cps
+            i += n
+            break
+        else:
+            out.append(0xFFFD)
+            i += 1
+    return out
+
+
+@bug("byte_kind", "byte-kind-c0-c1-lead", "calls C0 and C1 lead bytes (overlong forms only)",
+     hint="a character takes the shortest form that holds it")  # fmt: skip
+def _(b):
+    if b < 0x80:
+        return "ascii"
+    if b < 0xC0:
+        return "continuation"
+    return "invalid" if b >= 0xF5 else "lead"
+
+
+@bug("byte_kind", "byte-kind-e0-f0-invalid", "calls E0, F0 and F4 invalid (they start overlongs)",
+     hint="so the byte does start characters")  # fmt: skip
+def _(b):
+    if b < 0x80:
+        return "ascii"
+    if b < 0xC0:
+        return "continuation"
+    bad = b in (0xC0, 0xC1, 0xE0, 0xF0, 0xF4) or b >= 0xF5
+    return "invalid" if bad else "lead"
 
 
 @bug("utf8_decode", "utf8-decode-accepts-overlong", "accepts overlong forms such as C0 AF")

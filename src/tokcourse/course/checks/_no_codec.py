@@ -2,13 +2,16 @@
 
 The checks read the student's function's code (and the code of the functions of its own
 module it calls) before calling it, and refuse ``.encode``, ``.decode``, the ``codecs`` module
-and a codec's name such as ``"utf-8"`` (:class:`~tokcourse.course.exercises.Violation`, the
-"work" rule of the bug catalogue).
+and a codec's name such as ``"utf-8"``: any string Python's codec registry resolves to UTF-8
+(``"UTF8"``, ``"cp65001"``...), written in the code or read from a module-level variable
+(:class:`~tokcourse.course.exercises.Violation`, the "work" rule of the bug catalogue).
 """
 
 from __future__ import annotations
 
 import ast
+import codecs
+import dis
 import inspect
 import textwrap
 import types
@@ -22,8 +25,6 @@ from tokcourse.course.exercises import Violation
 #: Names whose use means Python's codec does the work: ``str.encode``, ``bytes.decode``, the
 #: ``codecs`` module.
 _CODEC_NAMES = frozenset({"encode", "decode", "codecs"})
-#: A codec's name spelled as a string, as in ``bytes(text, "utf-8")``.
-_CODEC_STRINGS = frozenset({"utf-8", "utf8", "utf_8"})
 
 _NO_CODEC = (
     "the exercise asks you to move the bits yourself, without Python's codec (str.encode, "
@@ -38,13 +39,21 @@ def _reject(what: str, hint: str) -> None:
 
 
 def _is_codec_string(value: object) -> bool:
-    return isinstance(value, str) and value.lower() in _CODEC_STRINGS
+    """Whether ``value`` names UTF-8 for Python's codec registry: ``"utf-8"`` and every alias
+    of it (``"UTF8"``, ``"u8"``, ``"cp65001"``...)."""
+    if not isinstance(value, str) or not 0 < len(value) <= 40:
+        return False
+    try:
+        return codecs.lookup(value).name == "utf-8"
+    except (LookupError, ValueError, TypeError):
+        return False
 
 
 def _message_strings(fn: Callable) -> set[str] | None:
     """The codec names in ``fn``'s source that are only ever part of a message: of the exception
-    a ``raise`` builds (``raise ValueError("UTF-8")``) or of an ``assert``. ``None`` when the
-    source cannot be read (then every codec name counts)."""
+    a ``raise`` builds (``raise ValueError("UTF-8")``) or of an ``assert``, and the names of the
+    variables read only there. ``None`` when the source cannot be read (then every codec name
+    counts)."""
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
@@ -65,7 +74,18 @@ def _message_strings(fn: Callable) -> set[str] | None:
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and _is_codec_string(node.value):
             (quoted if id(node) in in_message else used).add(node.value)
+        elif isinstance(node, ast.Name):
+            (quoted if id(node) in in_message else used).add(node.id)
     return quoted - used
+
+
+def _globals_read(code: types.CodeType) -> set[str]:
+    """The global names ``code`` reads (not attribute names, which share ``co_names``)."""
+    return {
+        ins.argval
+        for ins in dis.get_instructions(code)
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and isinstance(ins.argval, str)
+    }
 
 
 def _codec_uses(fn: Callable) -> list[str]:
@@ -95,6 +115,10 @@ def _codec_uses(fn: Callable) -> list[str]:
                 g = glob.get(name)
                 if isinstance(g, types.FunctionType) and g.__module__ == f.__module__:
                     todo.append(g)
+            for name in sorted(_globals_read(c)):
+                g = glob.get(name)
+                if _is_codec_string(g) and name not in allowed:
+                    found.append(f"{name} = {g!r}")
     return list(dict.fromkeys(found))
 
 

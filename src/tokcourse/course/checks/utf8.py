@@ -106,6 +106,11 @@ def _two_bytes_hint_markers(case: Case, expected: Any, got: Any) -> str | None:
         return None
     if got[0] == expected[0] and got[1] >> 6 != 0b10 and got[1] & 0x3F == expected[1] & 0x3F:
         return _NO_MASK
+    if got == expected[::-1]:
+        return (
+            "both bytes are right but in the wrong order: the lead byte, 110xxxxx, comes "
+            "first and announces the character; the continuation byte, 10xxxxxx, follows it."
+        )
     if got[0] >> 5 != 0b110 or got[1] >> 6 != 0b10:
         return (
             "the markers are missing or wrong: the first byte must start with 110 "
@@ -266,21 +271,40 @@ def _byte_kind_cases() -> Iterator[Case]:
         yield Case((b,))
 
 
+def _lead_range(b: int) -> tuple[int, int, int]:
+    """For a byte 11xxxxxx: the length n of the form it starts (5 for 11111xxx, no form) and the
+    smallest and largest value its payload bits can spell in n bytes."""
+    n = 2 if b < 0xE0 else 3 if b < 0xF0 else 4 if b < 0xF8 else 5
+    payload = b & (0x7F >> n)
+    low = payload << 6 * (n - 1)
+    return n, low, low | ((1 << 6 * (n - 1)) - 1)
+
+
 def _byte_kind_hint(case: Case, expected: Any, got: Any) -> str | None:
     (b,) = case.args
     if got not in ("ascii", "continuation", "lead", "invalid"):
         return 'return one of the strings "ascii", "continuation", "lead" or "invalid".'
-    if expected == "invalid" and got == "lead":
-        return (
-            f"{b:#04x} = {b:08b} looks like a lead byte, but it never occurs in valid UTF-8: "
-            "0xC0 and 0xC1 could only start an overlong form of an ASCII character, 0xF5 and "
-            "up would start a code point beyond U+10FFFF (or fit no pattern at all). Call "
-            "those 13 bytes invalid."
+    if b >= 0xC0 and got in ("lead", "invalid") and got != expected:
+        n, low, high = _lead_range(b)
+        if n == 5:
+            return (
+                f"{b:#04x} = {b:08b}: which of the four patterns of the layout table does it "
+                "fit? A byte that fits none never occurs in UTF-8."
+            )
+        spelled = (
+            f"{b:#04x} = {b:08b} would start a {n}-byte form whose payload spells "
+            f"U+{low:04X}..U+{high:04X}."
         )
-    if expected == "lead":
+        if got == "lead":
+            return (
+                f"{spelled} Check that range against the two rules the table does not show: "
+                "a character takes the shortest form that holds it, and Unicode ends at "
+                "U+10FFFF. If no character can start with this byte, it is invalid."
+            )
         return (
-            f"{b:#04x} = {b:08b} starts a character. Only 0xC0, 0xC1 and 0xF5..0xFF are "
-            "invalid; 0xC2..0xF4 are lead bytes."
+            f"{spelled} Some of those are characters that need exactly {n} bytes and lie "
+            "at or below U+10FFFF, so the byte does start characters: a lead byte (what "
+            "follows it decides the rest)."
         )
     return (
         f"{b:#04x} = {b:08b}: look at the top bits. 0xxxxxxx (b >> 7 == 0) is ASCII, "
@@ -354,6 +378,17 @@ def _lenient_utf8(data: bytes) -> list[int]:
         out.append(cp)
         i += n
     return out
+
+
+def _utf8_decode_hint_replaced(case: Case, expected: Any, got: Any) -> str | None:
+    if not (expected == Raised("ValueError") and isinstance(got, list) and 0xFFFD in got):
+        return None
+    if b"\xef\xbf\xbd" in case.args[0]:
+        return None
+    return (
+        'you put U+FFFD where the bad bytes were, as errors="replace" does: this decoder is '
+        "strict. utf8_decode(b'\\x80') must raise ValueError, not return [0xFFFD]."
+    )
 
 
 def _utf8_decode_hint_accepted(case: Case, expected: Any, got: Any) -> str | None:
@@ -477,6 +512,7 @@ EXERCISES: dict[str, Entry] = {
             returns=list_of(INT),
             hints=(
                 _utf8_decode_hint_error_type,
+                _utf8_decode_hint_replaced,
                 _utf8_decode_hint_accepted,
                 _utf8_decode_hint_index,
                 _utf8_decode_hint_bits,
