@@ -312,6 +312,12 @@ def _(text, vocab_size, pick=None):
     return merges
 
 
+@bug("train", "train-without-pick", "def train(text, vocab_size): no pick parameter",
+     hint="pick is the third parameter")  # fmt: skip
+def _(text, vocab_size):
+    return bpe.train(text, vocab_size)
+
+
 @bug("train", "train-ignores-pick", "takes max(stats, key=stats.get) whatever pick is",
      hint="pair = pick(stats, vocab)")  # fmt: skip
 def _(text, vocab_size, pick=None):
@@ -342,7 +348,7 @@ def _(text, vocab_size, pick=None):
     for idx in range(256, vocab_size):
         stats = {}
         for w in words:
-            for pair in zip(w, w[1:]):
+            for pair in zip(w, w[1:], strict=False):
                 stats[pair] = stats.get(pair, 0) + 1
         pair = pick(stats, vocab)  # raises once no pair is left
         words = [bpe.merge(w, pair, idx) for w in words]

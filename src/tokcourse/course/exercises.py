@@ -258,8 +258,7 @@ def _order_failure(
     else:
         as_given = _short(first.answer, 140)
     detail = (
-        f"as given: {as_given}; with {' and '.join(culprits)} in another insertion order: "
-        f"{second}"
+        f"as given: {as_given}; with {' and '.join(culprits)} in another insertion order: {second}"
     )
     other = Case(*exercise.reorder(case.args, case.kwargs, which), case.rule)  # for the hints
     return _Failure(case, "order", expected, got, hint, call.printed, detail, other), printed

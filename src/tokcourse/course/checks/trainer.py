@@ -154,6 +154,12 @@ def _train_hint_pick(case: Case, expected: Any, got: Any) -> str | None:
     pick = case.kwargs.get("pick")
     if pick is None:
         return None
+    if isinstance(got, TypeError) and "pick" in str(got):
+        return (
+            f"train was called with pick={pick!r} and does not take it ({got}): pick is the "
+            "third parameter, def train(text, vocab_size, pick=top_pair), and each merge is the "
+            "pair pick(stats, vocab) returns."
+        )
     if isinstance(got, KeyError):
         return (
             f"pick={pick!r} raised KeyError {got}: it looks up the bytes of the pair's ids in "
