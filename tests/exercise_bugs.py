@@ -249,32 +249,34 @@ def _(ids, pair, idx):
 # --- train -------------------------------------------------------------------------------------
 
 
-def _train_with(text, vocab_size, choose, first_id=256):
+def _train_with(text, vocab_size, choose, first_id=256, pick=None):
     ids = list(text.encode("utf-8"))
+    vocab = bpe.build_vocab({})
     merges = {}
     for i in range(vocab_size - 256):
         stats = _pairs(ids)
-        pair = choose(stats)
+        pair = pick(stats, vocab) if pick else choose(stats)
         ids = bpe.merge(ids, pair, first_id + i)
         merges[pair] = first_id + i
+        vocab[first_id + i] = vocab[pair[0]] + vocab[pair[1]]
     return merges
 
 
 @bug("train", "train-off-by-one-id", "the first merge mints 257, not 256", hint="256 + i")
-def _(text, vocab_size):
-    return _train_with(text, vocab_size, lambda s: max(s, key=s.get), first_id=257)
+def _(text, vocab_size, pick=None):
+    return _train_with(text, vocab_size, lambda s: max(s, key=s.get), first_id=257, pick=pick)
 
 
 @bug("train", "train-one-merge-short", "range(vocab_size - 257): one merge too few",
      hint="0 merges instead of 1")  # fmt: skip
-def _(text, vocab_size):
-    merges = bpe.train(text, vocab_size)
+def _(text, vocab_size, pick=None):
+    merges = bpe.train(text, vocab_size, pick=pick)
     return dict(list(merges.items())[:-1])
 
 
 @bug("train", "train-counts-once", "counts the pairs once, before the loop, and never again",
      hint="Count the pairs again after every merge")  # fmt: skip
-def _(text, vocab_size):
+def _(text, vocab_size, pick=None):
     ids = list(text.encode("utf-8"))
     stats = _pairs(ids)
     merges = {}
@@ -288,7 +290,7 @@ def _(text, vocab_size):
 
 @bug("train", "train-ids-never-change", "merges, but throws the new sequence away",
      hint="ids = merge(ids, pair, idx)")  # fmt: skip
-def _(text, vocab_size):
+def _(text, vocab_size, pick=None):
     ids = list(text.encode("utf-8"))
     merges = {}
     for idx in range(256, vocab_size):
@@ -301,13 +303,13 @@ def _(text, vocab_size):
 
 @bug("train", "train-least-frequent", "min instead of max: merges the rarest pair",
      hint="the most frequent pair there occurs")  # fmt: skip
-def _(text, vocab_size):
+def _(text, vocab_size, pick=None):
     return _train_with(text, vocab_size, lambda s: min(s, key=s.get))
 
 
 @bug("train", "train-counts-on-bytes", "recounts on the original bytes, not the merged sequence",
      hint="does not occur at all")  # fmt: skip
-def _(text, vocab_size):
+def _(text, vocab_size, pick=None):
     data = list(text.encode("utf-8"))
     ids, merges, seen = data, {}, set()
     for idx in range(256, vocab_size):
@@ -319,18 +321,89 @@ def _(text, vocab_size):
     return merges
 
 
+@bug("train", "train-without-pick", "def train(text, vocab_size): no pick parameter",
+     hint="pick is the third parameter")  # fmt: skip
+def _(text, vocab_size):
+    return bpe.train(text, vocab_size)
+
+
+@bug("train", "train-ignores-pick", "takes max(stats, key=stats.get) whatever pick is",
+     hint="pair = pick(stats, vocab)")  # fmt: skip
+def _(text, vocab_size, pick=None):
+    return _train_with(text, vocab_size, lambda s: max(s, key=s.get))
+
+
+@bug("train", "train-vocab-not-updated", "passes the 256 byte tokens as vocab, never the new "
+     "ones", hint="vocab[idx] = vocab[a] + vocab[b]")  # fmt: skip
+def _(text, vocab_size, pick=None):
+    pick = pick or (lambda s, v: max(s, key=s.get))
+    ids = list(text.encode("utf-8"))
+    vocab = bpe.build_vocab({})
+    merges = {}
+    for idx in range(256, vocab_size):
+        pair = pick(_pairs(ids), vocab)
+        ids = bpe.merge(ids, pair, idx)
+        merges[pair] = idx
+    return merges
+
+
+@bug("train", "train-within-words", "splits the text on spaces and counts pairs within words",
+     hint="only within words")  # fmt: skip
+def _(text, vocab_size, pick=None):
+    pick = pick or (lambda s, v: max(s, key=s.get))
+    words = [list(w.encode("utf-8")) for w in text.split(" ")]
+    vocab = bpe.build_vocab({})
+    merges = {}
+    for idx in range(256, vocab_size):
+        stats = {}
+        for w in words:
+            for pair in zip(w, w[1:], strict=False):
+                stats[pair] = stats.get(pair, 0) + 1
+        pair = pick(stats, vocab)  # raises once no pair is left
+        words = [bpe.merge(w, pair, idx) for w in words]
+        merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+    return merges
+
+
+@bug("train", "train-numpy-ints", "counts with numpy and returns numpy.int64 ids", rule="type",
+     hint="numpy.int64")  # fmt: skip
+def _(text, vocab_size, pick=None):
+    import numpy as np
+
+    merges = bpe.train(text, vocab_size, pick=pick)
+    return {(np.int64(a), np.int64(b)): idx for (a, b), idx in merges.items()}
+
+
 # --- most_frequent_pair ------------------------------------------------------------------------
 
 
+@bug("most_frequent_pair", "tie-smallest-ids", "ties to the smallest ids (Hugging Face's rule)",
+     hint="comparing the bytes the ids spell, not the ids")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], -p[0], -p[1]))
+
+
+@bug("most_frequent_pair", "tie-joined-bytes", "compares vocab[a] + vocab[b], the joined bytes",
+     hint="Joined bytes and pairs of byte strings")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], vocab[p[0]] + vocab[p[1]], -p[0], -p[1]))
+
+
+@bug("most_frequent_pair", "tie-bytes-only", "the greater bytes, with nothing for two ids that "
+     "spell the same bytes", hint="spell the same bytes")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]]))
+
+
 @bug("most_frequent_pair", "tie-first-seen", "max(stats, key=stats.get): ties go to the pair "
-     "counted first, so the dict's order decides", hint="held the same items in another "
-     "order")  # fmt: skip
+     "counted first, so the dict's order decides", hint="CS336's rule")  # fmt: skip
 def _(stats, vocab):
     return max(stats, key=stats.get)
 
 
 @bug("most_frequent_pair", "tie-last-seen", "ties go to the last top pair the dict holds",
-     hint="another order")  # fmt: skip
+     hint="CS336's rule")  # fmt: skip
 def _(stats, vocab):
     top = max(stats.values())
     return [p for p in stats if stats[p] == top][-1]
@@ -1783,13 +1856,13 @@ def _(ids, pair, idx):
 
 @bug("train", "train-list-of-items", "returns a list of (pair, id)", rule="type",
      hint="must return a dict")  # fmt: skip
-def _(text, vocab_size):
-    return list(bpe.train(text, vocab_size).items())
+def _(text, vocab_size, pick=None):
+    return list(bpe.train(text, vocab_size, pick=pick).items())
 
 
 @bug("train", "train-code-points", "starts from code points (ord), not UTF-8 bytes",
      hint="start from bytes")  # fmt: skip
-def _(text, vocab_size):
+def _(text, vocab_size, pick=None):
     ids = [ord(c) for c in text]
     vocab = {i: chr(i).encode() for i in set(ids) | set(range(256))}
     merges = {}
@@ -1806,13 +1879,13 @@ def _(text, vocab_size):
 
 @bug("train", "train-characters", "counts pairs of characters, list(text), not of UTF-8 bytes",
      hint="starts from characters (ord(c), or list(text))")  # fmt: skip
-def _(text, vocab_size):
+def _(text, vocab_size, pick=None):
     return _train_with_symbols(list(text), vocab_size)
 
 
 @bug("train", "train-code-points-raises", "starts from ord() of each character and runs out of "
      "pairs on emoji", hint="Begin with list(text.encode('utf-8'))")  # fmt: skip
-def _(text, vocab_size):
+def _(text, vocab_size, pick=None):
     return _train_with_symbols([ord(c) for c in text], vocab_size)
 
 

@@ -270,13 +270,15 @@ COUNT_SPELLINGS = (
 #: A trainer that calls the get_stats and merge of the chapter's cells: chapter 02 checks the
 #: ones of chapter 00 again and goes on with the student's, or the course's.
 TRAIN_WITH_THE_CHAPTERS_FUNCTIONS = (
-    "def train(text, vocab_size):\n"
+    "def train(text, vocab_size, pick=None):\n"
     "    ids, merges = list(text.encode()), {}\n"
+    "    vocab = {i: bytes([i]) for i in range(256)}\n"
     "    for idx in range(256, vocab_size):\n"
     "        stats = get_stats(ids)\n"
-    "        pair = max(stats, key=stats.get)\n"
+    "        pair = pick(stats, vocab) if pick else max(stats, key=stats.get)\n"
     "        ids = merge(ids, pair, idx)\n"
     "        merges[pair] = idx\n"
+    "        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]\n"
     "    return merges\n"
 )
 SHAPES = {

@@ -17,7 +17,7 @@ The result depends only on the counts, never on the order in which pairs were fi
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
 
 # The book shows most of these functions, in a code column 79 characters wide:
@@ -168,14 +168,21 @@ def _too_few_pairs(vocab_size: int, done: int) -> ValueError:
 
 # fmt: off
 def train(
-    text: str | bytes, vocab_size: int, verbose: bool = False
+    text: str | bytes,
+    vocab_size: int,
+    verbose: bool = False,
+    *,
+    pick: Callable[
+        [Mapping[tuple[int, int], int], Mapping[int, bytes]], tuple[int, int]
+    ] | None = None,
 ) -> dict[tuple[int, int], int]:
     """The naive trainer: learn ``vocab_size - 256`` merges from one
     sequence of bytes.
 
     Returns the merges in the order they were learned,
-    ``{(a, b): new_id}``. Ties between equally frequent pairs follow the tie
-    rule (see the module docstring).
+    ``{(a, b): new_id}``. Each merge is the pair ``pick(stats, vocab)``
+    chooses, by default :func:`most_frequent_pair`: ties between equally
+    frequent pairs follow the tie rule (see the module docstring).
 
     >>> train("aaabdaaabac", 257)
     {(97, 97): 256}
@@ -191,7 +198,7 @@ def train(
         stats = get_stats(ids)
         if not stats:
             raise _too_few_pairs(vocab_size, i)
-        pair = most_frequent_pair(stats, vocab)
+        pair = (pick or most_frequent_pair)(stats, vocab)
         idx = 256 + i
         ids = merge(ids, pair, idx)
         merges[pair] = idx

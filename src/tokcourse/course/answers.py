@@ -239,7 +239,33 @@ def _type_advice(got: Any, rule: Returns | None = None) -> str:
         )
     if isinstance(got, tuple) and (rule is None or rule.describe.startswith("a list")):
         return " Build a list ([...] or list(...)), not a tuple."
+    numpy_int = _numpy_scalar(got)
+    if numpy_int is not None:
+        return (
+            f" Your numbers are numpy.{type(numpy_int).__name__}, not Python ints (numpy "
+            "arrays hand out their own scalar types): convert with int(), e.g. "
+            "(int(a), int(b))."
+        )
     return ""
+
+
+def _numpy_scalar(value: Any, depth: int = 3) -> Any:
+    """The first numpy integer in ``value`` (looking into dicts, lists and tuples), or None."""
+    if type(value).__module__ == "numpy" and "int" in type(value).__name__:
+        return value
+    if depth == 0:
+        return None
+    if isinstance(value, dict):
+        items: Any = [x for kv in list(value.items())[:50] for x in kv]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)[:50]
+    else:
+        return None
+    for item in items:
+        found = _numpy_scalar(item, depth - 1)
+        if found is not None:
+            return found
+    return None
 
 
 def _is_array(value: Any) -> bool:

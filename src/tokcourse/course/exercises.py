@@ -253,9 +253,12 @@ def _order_failure(
     else:
         difference = _difference(exercise, expected, call.answer)
         second = f"{_size(call.answer)}, {difference}" if difference else _short(call.answer, 140)
+    if first.error is not None:
+        as_given = f"raises {type(first.error).__name__}: {_short(str(first.error), 100)}"
+    else:
+        as_given = _short(first.answer, 140)
     detail = (
-        f"{'that error' if first.error is not None else 'that answer'} as given; with "
-        f"{' and '.join(culprits)} in another insertion order: {second}"
+        f"as given: {as_given}; with {' and '.join(culprits)} in another insertion order: {second}"
     )
     other = Case(*exercise.reorder(case.args, case.kwargs, which), case.rule)  # for the hints
     return _Failure(case, "order", expected, got, hint, call.printed, detail, other), printed

@@ -4,10 +4,11 @@
 These are the solutions chapters 00 and 02 show. The checks compare a student's functions with the
 package's own, :func:`tokcourse.bpe.get_stats` and :func:`tokcourse.bpe.merge`, which give the
 same answers and add what later chapters need (counts added up over many chunks of text).
-The ``train`` check accepts any most frequent pair at each step, so the short ``train`` below,
-which takes the first one ``max`` meets, passes it as :func:`tokcourse.bpe.train` does.
+Without ``pick`` the ``train`` check accepts any most frequent pair at each step, so the short
+``train`` below, which by default takes the first one ``max`` meets (``top_pair``), passes it
+as :func:`tokcourse.bpe.train` does; with ``pick`` it must merge what ``pick`` chooses.
 ``most_frequent_pair`` is the course's tie rule, :func:`tokcourse.bpe.most_frequent_pair`
-without the type hints; its check accepts any rule that does not depend on the order of the dict.
+without the type hints.
 They are written without type hints on purpose: they are what a learner writes on day one.
 """
 
@@ -46,28 +47,38 @@ def merge(ids, pair, idx):
     return new_ids
 
 
-def train(text, vocab_size):
+def top_pair(stats, vocab):
+    """A most frequent pair: the first of them that max meets."""
+    return max(stats, key=stats.get)
+
+
+def train(text, vocab_size, pick=top_pair):
     """Learn vocab_size - 256 BPE merges from text: {(a, b): new_id}.
+
+    Each merge is the pair pick(stats, vocab) returns.
 
     >>> train("aaabdaaabac", 259)
     {(97, 97): 256, (256, 97): 257, (257, 98): 258}
     """
     ids = list(text.encode("utf-8"))  # start from the bytes: ids 0..255
+    vocab = {i: bytes([i]) for i in range(256)}  # the bytes of every id
     merges = {}
     for idx in range(256, vocab_size):
         stats = get_stats(ids)  # count on the sequence as it is now
-        pair = max(stats, key=stats.get)  # a most frequent pair
+        pair = pick(stats, vocab)  # a most frequent pair
         ids = merge(ids, pair, idx)
         merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
     return merges
 
 
 def most_frequent_pair(stats, vocab):
-    """The pair to merge next: the most frequent, ties broken by a fixed rule.
+    """The pair to merge next: the most frequent, ties broken by CS336's rule
+    (the lexicographically greater pair), then the smaller ids.
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
-    >>> most_frequent_pair({(97, 98): 2, (98, 99): 2}, vocab)  # bc beats ab
-    (98, 99)
+    >>> most_frequent_pair({(97, 98): 2, (120, 121): 1}, vocab)
+    (97, 98)
     """
     if not stats:
         raise ValueError("stats is empty: there are no pairs to choose from")

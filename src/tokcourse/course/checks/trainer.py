@@ -1,12 +1,13 @@
 """Chapter 02: the trainer (train) and its tie rule (most_frequent_pair).
 
-``train`` accepts any most frequent pair at each step (``Exercise.accepts``): the check replays
-the merges on the text and asks, step by step, that each one is a pair with the highest count
-in the current sequence, minting 256, 257, ... ``most_frequent_pair`` is a tie rule of the
-learner's design: any pair with the highest count is accepted, and the engine runs every input
-again with ``stats`` in another insertion order, which is how a rule that depends on the order
-of counting is caught. The reference and the shown solution are the course's rule (CS336's
-greatest bytes, then the smaller ids).
+Without ``pick``, ``train`` accepts any most frequent pair at each step (``Exercise.accepts``):
+the check replays the merges on the text and asks, step by step, that each one is a pair with
+the highest count in the current sequence, minting 256, 257, ... With ``pick`` (a rule such as
+``smallest_ids``), every merge must be the pair ``pick(stats, vocab)`` returns: exactly the
+reference's merges. ``most_frequent_pair`` is CS336's tie rule (the lexicographically greater
+pair, comparing the bytes of the two halves as a tuple) with the course's extra level (on equal
+bytes, the smaller ids); the engine also runs every input again with ``stats`` in another
+insertion order.
 """
 
 from __future__ import annotations
@@ -31,9 +32,45 @@ def _times(n: int) -> str:
 _ANY_TOP = "any of them"
 
 
+#: The rule the train check enforces when a ``pick`` is passed, in the exercise text's words.
+_PICK = "the pair pick(stats, vocab) returns"
+
+
+class _Pick:
+    """A picking rule with a readable name (it shows in the check's messages)."""
+
+    def __init__(self, name: str, rule: Any) -> None:
+        self.name, self.rule = name, rule
+
+    def __call__(self, stats: Any, vocab: Any) -> Any:
+        return self.rule(stats, vocab)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __deepcopy__(self, memo: dict) -> _Pick:  # a rule is not data: the check's copy is it
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Pick) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+GREATEST_BYTES = _Pick("greatest_bytes", bpe.most_frequent_pair)
+SMALLEST_IDS = _Pick("smallest_ids", lambda s, v: max(s, key=lambda p: (s[p], -p[0], -p[1])))
+LAST_SEEN = _Pick("last_seen", lambda s, v: max(reversed(s), key=s.__getitem__))
+
+
 def _train_cases() -> Iterator[Case]:
     yield from (
         Case(("aaabdaaabac", 259), rule=_ANY_TOP),  # step 2 is a tie
+        # the same ties, decided by pick: each rule gives other merges
+        Case(("aaabdaaabac", 260), {"pick": SMALLEST_IDS}, rule=_PICK),
+        Case(("aaabdaaabac", 260), {"pick": GREATEST_BYTES}, rule=_PICK),
+        Case(("abcd", 258), {"pick": LAST_SEEN}, rule=_PICK),
+        Case(("hello world, hello moon", 265), {"pick": GREATEST_BYTES}, rule=_PICK),
         Case(("aaabdaaabac", 256)),
         Case(("ab", 257)),
         # every pair occurs once: each step is a tie, every choice is right
@@ -55,7 +92,10 @@ def _train_cases() -> Iterator[Case]:
         except ValueError:  # not enough pairs for that many merges: not a fair question
             continue
         produced += 1
-        yield Case((text, vocab_size))
+        if produced % 4 == 0:  # a vocab-dependent rule: vocab must hold the new tokens
+            yield Case((text, vocab_size), {"pick": GREATEST_BYTES}, rule=_PICK)
+        else:
+            yield Case((text, vocab_size))
 
 
 def _as_items(merges: Any) -> list:
@@ -102,9 +142,43 @@ def _first_wrong_step(text: str, vocab_size: int, items: list) -> _Step | None:
 
 
 def _valid_training(case: Case, expected: Any, got: Any) -> bool:
-    """Any most frequent pair at each step: the merges replay on the text, each a top pair."""
+    """Any most frequent pair at each step: the merges replay on the text, each a top pair.
+    With ``pick``, exactly the pairs it chooses."""
+    if "pick" in case.kwargs:
+        return bool(got == expected)
     text, vocab_size = case.args
     return _first_wrong_step(text, vocab_size, got) is None
+
+
+def _train_hint_pick(case: Case, expected: Any, got: Any) -> str | None:
+    pick = case.kwargs.get("pick")
+    if pick is None:
+        return None
+    if isinstance(got, TypeError) and "pick" in str(got):
+        return (
+            f"train was called with pick={pick!r} and does not take it ({got}): pick is the "
+            "third parameter, def train(text, vocab_size, pick=top_pair), and each merge is the "
+            "pair pick(stats, vocab) returns."
+        )
+    if isinstance(got, KeyError):
+        return (
+            f"pick={pick!r} raised KeyError {got}: it looks up the bytes of the pair's ids in "
+            "vocab, so vocab must hold every id, the new ones too: after each merge, "
+            "vocab[idx] = vocab[a] + vocab[b]."
+        )
+    if not isinstance(got, list) or not isinstance(expected, list):
+        return None
+    step = next(
+        (i for i, (mine, theirs) in enumerate(zip(got, expected, strict=False)) if mine != theirs),
+        None,
+    )
+    if step is None:
+        return None
+    return (
+        f"with pick={pick!r}, merge number {step} must be {expected[step][0]}, the pair pick "
+        f"returns, and yours merged {got[step][0]}: call pair = pick(stats, vocab) with the "
+        "current counts and the vocab so far, instead of choosing the pair yourself."
+    )
 
 
 def _wrong_step(case: Case, got: Any) -> _Step | None:
@@ -162,18 +236,83 @@ def _code_point_merges(text: str, n: int) -> int | None:
     return None
 
 
+def _started_from_characters(error: BaseException, vocab_size: int) -> bool:
+    """Whether the student's code, where it raised, held a sequence of characters or of code
+    points: a list of one-character strings, or of ints above 255 that no merge minted."""
+    tb = error.__traceback__
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in frames:
+        if "tokcourse" in frame.f_code.co_filename:
+            continue
+        for value in list(frame.f_locals.values()):
+            if isinstance(value, list):
+                symbols = value[:1000]
+            elif isinstance(value, dict):  # the merges so far, or the counts
+                keys = list(value)[:1000]
+                symbols = [x for k in keys if isinstance(k, tuple) for x in k]
+            else:
+                continue
+            if any(isinstance(x, str) and len(x) == 1 for x in symbols):
+                return True
+            if any(isinstance(x, int) and x >= vocab_size for x in symbols):
+                return True
+    return False
+
+
 def _train_hint_characters(case: Case, expected: Any, got: Any) -> str | None:
     text, vocab_size = case.args
     if not isinstance(got, BaseException) or text.isascii():
         return None
     done = _code_point_merges(text, vocab_size - 256)
-    if done is None:
+    if done is None or not _started_from_characters(got, vocab_size):
         return None
     return (
         f"{text!r} is {len(text)} characters but {len(text.encode('utf-8'))} UTF-8 bytes. A "
         "trainer that starts from characters (ord(c), or list(text)) runs out of pairs after "
         f"{done} merge(s) here, and yours raised {type(got).__name__}; starting from the bytes "
         "allows all of them. Begin with list(text.encode('utf-8'))."
+    )
+
+
+def _within_words(text: str, n: int) -> tuple[list, bool]:
+    """What a trainer that splits the text on spaces and counts pairs within each word merges,
+    and whether it ran out of pairs before ``n`` merges (for the hint)."""
+    words = [list(w.encode("utf-8")) for w in text.split(" ")]
+    out = []
+    for idx in range(256, 256 + n):
+        stats: dict = {}
+        for w in words:
+            for pair in zip(w, w[1:], strict=False):
+                stats[pair] = stats.get(pair, 0) + 1
+        if not stats:
+            return out, True
+        pair = max(stats, key=stats.__getitem__)
+        words = [bpe.merge(w, pair, idx) for w in words]
+        out.append((pair, idx))
+    return out, False
+
+
+def _train_hint_words(case: Case, expected: Any, got: Any) -> str | None:
+    text, vocab_size = case.args
+    if " " not in text or "pick" in case.kwargs:
+        return None
+    mine, ran_out = _within_words(text, vocab_size - 256)
+    wrong = _wrong_step(case, got)
+    by_words = (isinstance(got, BaseException) and ran_out) or (
+        wrong is not None
+        and wrong.problem in ("absent", "not top")
+        and [p for p, _ in got[: wrong.step + 1]] == [p for p, _ in mine[: wrong.step + 1]]
+    )
+    if not by_words:
+        return None
+    return (
+        "your merges are those of a trainer that splits the text on spaces and counts pairs "
+        "only within words. Here the text is one sequence: count every pair of neighbours, "
+        "the ones with a space too (e.g. e followed by a space), with get_stats on the whole "
+        "ids. Splitting into words first is a later chapter's idea (pre-tokenization)."
     )
 
 
@@ -231,9 +370,9 @@ def _train_hint_not_top(case: Case, expected: Any, got: Any) -> str | None:
 
 # --- most_frequent_pair ------------------------------------------------------------------------
 
-#: The rule the check enforces on a tie, in the exercise text's words: any pair with the highest
-#: count is right, as long as the choice does not change with the order of ``stats``.
-_ANY_FIXED = "any pair with the highest count"
+#: The rules the check enforces on a tie, in the exercise text's words.
+_GREATER = "the lexicographically greater pair"
+_SAME_BYTES = "the pair with the smaller ids"
 
 
 def _vocab_with(*tokens: bytes) -> dict[int, bytes]:
@@ -248,17 +387,20 @@ def _most_frequent_pair_cases() -> Iterator[Case]:
     yield Case(({(97, 98): 2, (98, 99): 1}, byte_vocab))
     yield Case(({}, byte_vocab))  # nothing to choose from
     # "abcd": three pairs, one each
-    yield Case(({(97, 98): 1, (98, 99): 1, (99, 100): 1}, byte_vocab), rule=_ANY_FIXED)
+    yield Case(({(97, 98): 1, (98, 99): 1, (99, 100): 1}, byte_vocab), rule=_GREATER)
     # the first halves are equal
-    yield Case(({(97, 98): 3, (97, 99): 3, (97, 97): 3}, byte_vocab), rule=_ANY_FIXED)
+    yield Case(({(97, 98): 3, (97, 99): 3, (97, 97): 3}, byte_vocab), rule=_GREATER)
     # a tie on the count, not on anything else: the count comes first
-    yield Case(({(122, 122): 1, (97, 97): 2, (98, 98): 2}, byte_vocab), rule=_ANY_FIXED)
+    yield Case(({(122, 122): 1, (97, 97): 2, (98, 98): 2}, byte_vocab), rule=_GREATER)
     # the walk-through's step 2: aa+a against a+b
     toy = _vocab_with(b"aa")
-    yield Case(({(256, 97): 2, (97, 98): 2, (98, 100): 1, (100, 256): 1}, toy), rule=_ANY_FIXED)
+    yield Case(({(256, 97): 2, (97, 98): 2, (98, 100): 1, (100, 256): 1}, toy), rule=_GREATER)
+    # a pair of halves against the bytes joined: (ab, c) > (a, z) as pairs, b"abc" < b"az"
+    ab = _vocab_with(b"ab")
+    yield Case(({(97, 122): 3, (256, 99): 3, (98, 98): 1}, ab), rule=_GREATER)
     # two ids with the same bytes (b"ab" twice)
     twice = _vocab_with(b"ab", b"ab")
-    yield Case(({(257, 99): 5, (256, 99): 5, (97, 98): 1}, twice), rule=_ANY_FIXED)
+    yield Case(({(257, 99): 5, (256, 99): 5, (97, 98): 1}, twice), rule=_SAME_BYTES)
     # real counts from the middle of training small texts
     rng = random.Random(12)
     for _ in range(40):
@@ -278,10 +420,51 @@ def _most_frequent_pair_cases() -> Iterator[Case]:
             yield Case((stats, vocab))
 
 
-def _a_top_pair(case: Case, expected: Any, got: Any) -> bool:
-    """Any pair of ``stats`` with the highest count (the order check runs separately)."""
-    stats, _ = case.args
-    return got in stats and stats[got] == max(stats.values())
+def _spelled(pair: Any, vocab: Any) -> tuple:
+    return (vocab[pair[0]], vocab[pair[1]])
+
+
+def _mfp_hint_same_bytes(case: Case, expected: Any, got: Any) -> str | None:
+    stats, vocab = case.args
+    if not (isinstance(got, tuple) and got in stats and got != expected):
+        return None
+    if stats[got] != stats[expected] or _spelled(got, vocab) != _spelled(expected, vocab):
+        return None
+    return (
+        f"{got} and {expected} spell the same bytes, {_spelled(got, vocab)}: two ids can spell "
+        "the same bytes, and CS336's rule cannot tell such pairs apart. The exercise adds one "
+        f"level for that case: the pair with the smaller ids, {expected}."
+    )
+
+
+def _mfp_hint_joined(case: Case, expected: Any, got: Any) -> str | None:
+    stats, vocab = case.args
+    if not (isinstance(got, tuple) and got in stats and got != expected):
+        return None
+    if stats[got] != stats[expected]:
+        return None
+    joined = vocab[got[0]] + vocab[got[1]], vocab[expected[0]] + vocab[expected[1]]
+    if not joined[0] > joined[1]:
+        return None
+    return (
+        f"{got} spells {joined[0]!r} and {expected} {joined[1]!r}, and joined like that yours "
+        f"is greater; but CS336 compares the pairs, and as a pair of halves "
+        f"{_spelled(expected, vocab)} is greater than {_spelled(got, vocab)}. Joined bytes and "
+        "pairs of byte strings do not always order the same way."
+    )
+
+
+def _mfp_hint_tie(case: Case, expected: Any, got: Any) -> str | None:
+    stats, vocab = case.args
+    if not (isinstance(got, tuple) and got in stats and got != expected):
+        return None
+    if stats[got] != stats[expected]:
+        return None
+    return (
+        f"{got} and {expected} both occur {_times(stats[got])}: a tie, which the exercise "
+        f"breaks by CS336's rule, {_GREATER}, comparing the bytes the ids spell, not the ids: "
+        f"{got} spells {_spelled(got, vocab)}, {expected} spells {_spelled(expected, vocab)}."
+    )
 
 
 def _mfp_hint_count_first(case: Case, expected: Any, got: Any) -> str | None:
@@ -305,7 +488,7 @@ def _mfp_hint_not_in_stats(case: Case, expected: Any, got: Any) -> str | None:
 #: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
     "train": Entry(
-        "train(text, vocab_size) -> merges",
+        "train(text, vocab_size, pick=top_pair) -> merges",
         lambda: Exercise(
             "train",
             bpe.train,
@@ -315,8 +498,10 @@ EXERCISES: dict[str, Entry] = {
             accepts=_valid_training,
             solution=first_steps.train,
             hints=(
+                _train_hint_pick,
                 _train_hint_code_points,
                 _train_hint_characters,
+                _train_hint_words,
                 _train_hint_same_pair,
                 _train_hint_ids,
                 _train_hint_count,
@@ -332,9 +517,14 @@ EXERCISES: dict[str, Entry] = {
             _most_frequent_pair_cases,
             normalize=tuple,
             returns=PAIR,
-            accepts=_a_top_pair,
             solution=first_steps.most_frequent_pair,
-            hints=(_mfp_hint_not_in_stats, _mfp_hint_count_first),
+            hints=(
+                _mfp_hint_not_in_stats,
+                _mfp_hint_count_first,
+                _mfp_hint_same_bytes,
+                _mfp_hint_joined,
+                _mfp_hint_tie,
+            ),
         ),
     ),
 }
