@@ -483,9 +483,9 @@ _FENCED = re.compile(r"```(?:python|\{code-cell\} python)?\n(.*?)```", re.S)
 
 def _shown_solutions(notebook: Path) -> list[tuple[str, str]]:
     """(where, code) for the code each solution dropdown of the page shows, and the imports
-    of the visible code cells, in page order. A dropdown shows a ``literalinclude`` with
-    ``:pyobject:`` (the function as the page prints it, and nothing else of its file) or a
-    fenced Python block."""
+    and given functions of the visible code cells, in page order. A dropdown shows a
+    ``literalinclude`` with ``:pyobject:`` (the function as the page prints it, and nothing
+    else of its file) or a fenced Python block."""
     shown = []
     for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
         if cell["cell_type"] == "code" and "remove-cell" not in cell["metadata"].get("tags", []):
@@ -493,6 +493,13 @@ def _shown_solutions(notebook: Path) -> list[tuple[str, str]]:
             tree = ast.parse("".join(cell["source"]))
             imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
             shown += [("imports", ast.unparse(n)) for n in imports]
+            # and the functions the page gives (02's top_pair), not the stubs to fill in
+            given = [
+                n
+                for n in tree.body
+                if isinstance(n, ast.FunctionDef) and "NotImplementedError" not in ast.unparse(n)
+            ]
+            shown += [(f"given {n.name}", ast.unparse(n)) for n in given]
         if cell["cell_type"] != "markdown":
             continue
         for block in _SOLUTION.findall("".join(cell["source"])):
@@ -541,6 +548,8 @@ def test_each_shown_solution_pasted_alone_passes_its_check(notebook):
         tree = ast.parse(code)
         defined |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
         exec(compile(code, f"<shown {where}>", "exec"), namespace)
+        if where.startswith(("imports", "given ")):
+            continue  # what the page gives is not a solution to check
         for name in sorted(defined & set(NAMES)):
             result = run_check(check.exercise(name), namespace[name], quiet=True)
             assert result.passed, f"{where}: {result.message}"
