@@ -87,15 +87,14 @@ def _check_special_names(special_tokens: Collection[str]) -> frozenset[str]:
 
 # fmt: off
 def chunk_counts(
-    text: str,
-    pattern: str | regex.Pattern | TimedPattern | None,
-    special_tokens: Collection[str] = (),
+    text: str, pattern: str | None, special_tokens: Collection[str] = ()
 ) -> Counter[bytes]:
     """What BPE training with a split sees: ``{chunk bytes: how often}``.
 
     The special tokens are cut out first: never counted, and no chunk
     runs across the place where one was. Then each piece is split with
-    ``pattern`` (``None``: the piece stays whole).
+    ``pattern`` (``None``: the piece stays whole; a compiled pattern works
+    too).
 
     >>> from tokcourse.patterns import GPT2_SPLIT_PATTERN
     >>> chunk_counts("hi hi<|end|>hi", GPT2_SPLIT_PATTERN, ["<|end|>"])

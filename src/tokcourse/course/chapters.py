@@ -47,7 +47,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "04",
         "regex_pretokenization",
         "Regex pre-tokenization",
-        ("whitespace_chunks", "scan_gpt2", "first_split_difference", "chunk_counts"),
+        ("whitespace_chunks", "scan_gpt2", "chunk_counts", "first_split_difference"),
     ),
     Chapter(
         "05",
