@@ -859,6 +859,48 @@ def _(text, pattern, special_tokens):
     return Counter(c for p in _pieces(text, special_tokens) for c in regex.findall(pattern, p))
 
 
+# --- split_fixed -------------------------------------------------------------------------------
+
+_CONTRACTION = "'(?:[sdmt]|ll|ve|re)"
+
+
+@bug("split_fixed", "split-fixed-case-only", "(?i:...) but the ASCII apostrophe only",
+     hint="’ (U+2019) starts a contraction too")  # fmt: skip
+def _(text):
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "'(?i:[sdmt]|ll|ve|re)"), text)
+
+
+@bug("split_fixed", "split-fixed-apostrophe-only", "['’] but lower case only",
+     hint="the case is not fixed")  # fmt: skip
+def _(text):
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "['’](?:[sdmt]|ll|ve|re)"), text)
+
+
+@bug("split_fixed", "split-fixed-listed-cases", "lists lower and upper case: misses 'Ll",
+     hint="mixed case")  # fmt: skip
+def _(text):
+    fixed = "['’](?:[sdmtSDMT]|ll|LL|ve|VE|re|RE)"
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
+
+
+@bug("split_fixed", "split-fixed-any-quote", "takes the opening quote ‘ as an apostrophe",
+     hint="opening quote")  # fmt: skip
+def _(text):
+    return regex.findall(
+        GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "['’‘](?i:[sdmt]|ll|ve|re)"), text
+    )
+
+
+@bug("split_fixed", "split-fixed-unchanged", "GPT-2's pattern unchanged")
+def _(text):
+    return regex.findall(GPT2_SPLIT_PATTERN, text)
+
+
+@bug("split_fixed", "split-fixed-gpt4", "GPT-4's pattern, which fixes the case only")
+def _(text):
+    return regex.findall(GPT4_SPLIT_PATTERN, text)
+
+
 # --- encode_ordinary_cached: merges chunk by chunk ----------------------------------------------
 
 

@@ -28,7 +28,15 @@ from tokcourse.fast_encode import FastEncoder
 from tokcourse.fast_train import count_chunks, train_fast
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, split
 
-__all__ = ["Row", "Sweep", "crossing_tokens", "plot_sweep", "split_sweep", "word_copies"]
+__all__ = [
+    "Row",
+    "Sweep",
+    "crossing_tokens",
+    "held_out_cost",
+    "plot_sweep",
+    "split_sweep",
+    "word_copies",
+]
 
 Merges = dict[tuple[int, int], int]
 
@@ -93,6 +101,20 @@ def split_sweep(
             )
         )
     return Sweep(rows, whole, chunked, train_lines, held_out)
+
+
+def held_out_cost(
+    text: str, pattern: str, merges: int = 1024, held_out_share: float = 0.2
+) -> tuple[FastEncoder, int]:
+    """Train on the first lines of ``text`` with ``pattern``; tokens for the last lines.
+
+    Returns the trained encoder and the number of tokens it spends on the held-out lines.
+    """
+    lines = text.splitlines(keepends=True)
+    cut = round(len(lines) * (1 - held_out_share))
+    trained = train_fast(count_chunks("".join(lines[:cut]), pattern), 256 + merges)
+    encoder = FastEncoder(trained, pattern=pattern)
+    return encoder, len(encoder.encode_ordinary("".join(lines[cut:])))
 
 
 def word_copies(merges: Mapping[tuple[int, int], int]) -> dict[str, list[bytes]]:

@@ -1,5 +1,4 @@
-"""Regex pre-tokenization (chapter 04): whitespace_chunks, scan_gpt2, first_split_difference,
-chunk_counts.
+"""Regex pre-tokenization (chapter 04): whitespace_chunks, scan_gpt2, first_split_difference.
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -12,19 +11,15 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-import regex
-
-from tokcourse import fast_train, patterns
+from tokcourse import patterns
 from tokcourse.course.answers import _a, re_module_hint
 from tokcourse.course.exercises import (
-    BYTES,
     INT,
     STR,
     Case,
     Entry,
     Exercise,
     Returns,
-    dict_of,
     list_of,
 )
 
@@ -354,82 +349,6 @@ def _whitespace_hint(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
-# --- chunk_counts (what training with a split sees) ----------------------------------------------
-
-_EOT = "<|endoftext|>"
-_FIM = "<|fim_middle|>"
-_LETTERS_OR_NOT = r"\p{L}+|[^\p{L}]+"  # another split: runs of letters and the rest
-
-
-def _chunk_counts_cases() -> Iterator[Case]:
-    gpt2 = patterns.GPT2_SPLIT_PATTERN
-    yield Case(("", gpt2, []))
-    yield Case(("hi hi hi", gpt2, []))
-    yield Case(("the cat, the hat", gpt2, [_EOT]))  # a special token that never occurs
-    yield Case((f"hi hi{_EOT}hi", gpt2, [_EOT]), rule="never counted")
-    yield Case((f"a{_EOT}b", gpt2, [_EOT]), rule="no chunk runs across")
-    yield Case((f"{_EOT}{_EOT}", gpt2, [_EOT]))
-    yield Case((f" x{_EOT} x", gpt2, [_EOT]))
-    yield Case((f"x{_FIM}y{_EOT}z y", gpt2, [_EOT, _FIM]))
-    yield Case(("a|b <c> x|y", gpt2, [_EOT]))  # the special token's characters, apart
-    yield Case(("café naïve 日本 café", gpt2, []))
-    yield Case(("Hello, world! Hello.", _LETTERS_OR_NOT, []), rule="with `pattern`")
-    rng = random.Random(21)
-    pieces = [*_SPLIT_PIECES, _EOT, _EOT, _FIM, "|", "<"]
-    for _ in range(60):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9)))
-        pattern = rng.choice([gpt2, gpt2, _LETTERS_OR_NOT])
-        specials = rng.choice([[], [_EOT], [_EOT, _FIM]])
-        yield Case((text, pattern, specials))
-
-
-def _split_unescaped(text: str, pattern: str, specials: list[str]) -> dict[bytes, int]:
-    """The chunks of a student who cut the text with the special tokens as a raw regex."""
-    counts: dict[bytes, int] = {}
-    for piece in regex.split("|".join(specials), text):
-        for chunk in patterns.split(piece, pattern):
-            counts[chunk.encode()] = counts.get(chunk.encode(), 0) + 1
-    return counts
-
-
-def _chunk_counts_hint(case: Case, expected: Any, got: Any) -> str | None:
-    text, pattern, specials = case.args
-    if not isinstance(got, dict):
-        return None
-    keys = {k.decode("utf-8", "replace") for k in got if isinstance(k, bytes)}
-    if any(special in keys for special in specials):
-        return (
-            "a special token was counted as a chunk: cut it out and drop it; it gets its "
-            "own id and is never part of a merge."
-        )
-    if any(part in keys for part in ("<|", "|>", "endoftext")):
-        return (
-            "the special tokens were split like ordinary text: cut the text at each special "
-            "token first, then split the pieces between them with the pattern."
-        )
-    if specials and got == dict(_split_unescaped(text, pattern, specials)):
-        return (
-            "the special tokens were used as a regular expression without escaping: in "
-            "'<|endoftext|>' each | means 'or', so the text was cut at every '<' and '>'. "
-            "Use regex.escape(special), or find the special tokens with str.find."
-        )
-    joined = text
-    for special in specials:
-        joined = joined.replace(special, "")
-    if specials and joined != text and got == dict(fast_train.chunk_counts(joined, pattern)):
-        return (
-            "the pieces around a special token were joined back together, so a chunk runs "
-            "across the place where the special token was: split each piece on its own."
-        )
-    if got == dict(fast_train.chunk_counts(text, patterns.GPT2_SPLIT_PATTERN, specials)):
-        return "split with the pattern you are given (`pattern`), not always GPT-2's."
-    return None
-
-
-def _counts_of_chunks(answer: Any) -> Any:
-    return dict(answer)
-
-
 #: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
 #: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
@@ -463,17 +382,6 @@ EXERCISES: dict[str, Entry] = {
             normalize=list,
             returns=list_of(STR),
             hints=(re_module_hint, _whitespace_hint),
-        ),
-    ),
-    "chunk_counts": Entry(
-        "chunk_counts(text, pattern, special_tokens) -> {chunk bytes: count}",
-        lambda: Exercise(
-            "chunk_counts",
-            fast_train.chunk_counts,
-            _chunk_counts_cases,
-            normalize=_counts_of_chunks,
-            returns=dict_of(BYTES, INT, "a dict {chunk bytes: count}"),
-            hints=(re_module_hint, _chunk_counts_hint),
         ),
     ),
 }
