@@ -62,7 +62,9 @@ Known bugs it keeps on purpose: only the ASCII apostrophe starts a contraction, 
 lower case (``"DON'T"`` splits into ``DON``, ``'``, ``T``).
 """
 
-GPT2_FIXED_PATTERN = GPT2_SPLIT_PATTERN.replace("'(?:[sdmt]|ll|ve|re)", "['’](?i:[sdmt]|ll|ve|re)")
+GPT2_FIXED_PATTERN = GPT2_SPLIT_PATTERN.replace(
+    "'(?:[sdmt]|ll|ve|re)", "(?:'|’)(?i:[sdmt]|ll|ve|re)"
+)
 """GPT-2's pattern with both contraction bugs fixed: contractions in any case, after the ASCII
 apostrophe ' or the typographic ’ (U+2019). Chapter 04's exercise.
 """
@@ -473,9 +475,9 @@ def split_fixed(text: str) -> list[str]:
     >>> split_fixed("DON’T")
     ['DON', '’T']
     """
-    # (?i:...) makes the letters case-insensitive; ['’] takes either apostrophe
+    # (?:'|’) takes either apostrophe; (?i:...) ignores case inside it
     fixed = GPT2_SPLIT_PATTERN.replace(
-        "'(?:[sdmt]|ll|ve|re)", "['’](?i:[sdmt]|ll|ve|re)"
+        "'(?:[sdmt]|ll|ve|re)", "(?:'|’)(?i:[sdmt]|ll|ve|re)"
     )
     return split(text, fixed)
 # fmt: on
