@@ -944,6 +944,114 @@ def _(run, following):
     return regex.findall(GPT2_SPLIT_PATTERN, run)
 
 
+# --- chunk_counts --------------------------------------------------------------------------------
+
+
+def _pieces(text, specials):
+    """The text between the special tokens, found with str.find (the right way)."""
+    pieces, start = [], 0
+    while specials:
+        found = [(text.find(n, start), n) for n in specials if text.find(n, start) >= 0]
+        if not found:
+            break
+        at, special = min(found, key=lambda f: (f[0], -len(f[1])))
+        pieces.append(text[start:at])
+        start = at + len(special)
+    return [*pieces, text[start:]]
+
+
+@bug("chunk_counts", "chunk-counts-specials-not-cut", "splits the special tokens like text",
+     hint="cut the text at each special token first")  # fmt: skip
+def _(text, pattern, special_tokens):
+    return Counter(c.encode() for c in regex.findall(pattern, text))
+
+
+@bug("chunk_counts", "chunk-counts-special-counted", "keeps each special token as a chunk",
+     hint="cut it out and drop it")  # fmt: skip
+def _(text, pattern, special_tokens):
+    counts = Counter(
+        c.encode() for piece in _pieces(text, special_tokens) for c in regex.findall(pattern, piece)
+    )
+    for name in special_tokens:
+        if text.count(name):
+            counts[name.encode()] += text.count(name)
+    return counts
+
+
+@bug("chunk_counts", "chunk-counts-joined", "deletes the special tokens, then splits the rest",
+     hint="split each piece on its own")  # fmt: skip
+def _(text, pattern, special_tokens):
+    for name in special_tokens:
+        text = text.replace(name, "")
+    return Counter(c.encode() for c in regex.findall(pattern, text))
+
+
+@bug("chunk_counts", "chunk-counts-unescaped", "regex.split on the raw special-token strings",
+     hint="regex.escape(special)")  # fmt: skip
+def _(text, pattern, special_tokens):
+    pieces = regex.split("|".join(special_tokens), text) if special_tokens else [text]
+    return Counter(c.encode() for p in pieces for c in regex.findall(pattern, p))
+
+
+@bug("chunk_counts", "chunk-counts-always-gpt2", "ignores pattern: always GPT-2's split",
+     hint="split with the pattern you are given")  # fmt: skip
+def _(text, pattern, special_tokens):
+    pieces = _pieces(text, special_tokens)
+    return Counter(c.encode() for p in pieces for c in regex.findall(GPT2_SPLIT_PATTERN, p))
+
+
+@bug("chunk_counts", "chunk-counts-every-chunk", "a list of every chunk, not counts")
+def _(text, pattern, special_tokens):
+    return [c.encode() for p in _pieces(text, special_tokens) for c in regex.findall(pattern, p)]
+
+
+@bug("chunk_counts", "chunk-counts-str-keys", "str chunks, not their UTF-8 bytes")
+def _(text, pattern, special_tokens):
+    return Counter(c for p in _pieces(text, special_tokens) for c in regex.findall(pattern, p))
+
+
+# --- split_fixed -------------------------------------------------------------------------------
+
+_CONTRACTION = "'(?:[sdmt]|ll|ve|re)"
+
+
+@bug("split_fixed", "split-fixed-case-only", "(?i:...) but the ASCII apostrophe only",
+     hint="’ (U+2019) starts a contraction too")  # fmt: skip
+def _(text):
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "'(?i:[sdmt]|ll|ve|re)"), text)
+
+
+@bug("split_fixed", "split-fixed-apostrophe-only", "['’] but lower case only",
+     hint="the case is not fixed")  # fmt: skip
+def _(text):
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "['’](?:[sdmt]|ll|ve|re)"), text)
+
+
+@bug("split_fixed", "split-fixed-listed-cases", "lists lower and upper case: misses 'Ll",
+     hint="mixed case")  # fmt: skip
+def _(text):
+    fixed = "['’](?:[sdmtSDMT]|ll|LL|ve|VE|re|RE)"
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
+
+
+@bug("split_fixed", "split-fixed-any-quote", "takes the opening quote ‘ as an apostrophe",
+     hint="opening quote")  # fmt: skip
+def _(text):
+    return regex.findall(
+        GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "['’‘](?i:[sdmt]|ll|ve|re)"), text
+    )
+
+
+@bug("split_fixed", "split-fixed-unchanged", "GPT-2's pattern unchanged")
+def _(text):
+    return regex.findall(GPT2_SPLIT_PATTERN, text)
+
+
+@bug("split_fixed", "split-fixed-gpt4", "GPT-4's pattern, which fixes the case only")
+def _(text):
+    return regex.findall(GPT4_SPLIT_PATTERN, text)
+
+
 # --- encode_ordinary_cached: merges chunk by chunk ----------------------------------------------
 
 

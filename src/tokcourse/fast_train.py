@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from .patterns import TimedPattern
 
-__all__ = ["apply_merge", "count_chunks", "index_words", "train_fast"]
+__all__ = ["apply_merge", "chunk_counts", "count_chunks", "index_words", "train_fast"]
 
 Pair = tuple[int, int]
 
@@ -85,6 +85,32 @@ def _check_special_names(special_tokens: Collection[str]) -> frozenset[str]:
     return frozenset(names)
 
 
+# fmt: off
+def chunk_counts(
+    text: str, pattern: str | None, special_tokens: Collection[str] = ()
+) -> Counter[bytes]:
+    """What BPE training with a split sees: ``{chunk bytes: how often}``.
+
+    The special tokens are cut out first: never counted, and no chunk
+    runs across the place where one was. Then each piece is split with
+    ``pattern`` (``None``: the piece stays whole; a compiled pattern works
+    too).
+
+    >>> from tokcourse.patterns import GPT2_SPLIT_PATTERN
+    >>> chunk_counts("hi hi<|end|>hi", GPT2_SPLIT_PATTERN, ["<|end|>"])
+    Counter({b'hi': 2, b' hi': 1})
+    """
+    pieces = split_specials(text, special_tokens) if special_tokens else [text]
+    counts: Counter[bytes] = Counter()
+    for piece in pieces:
+        if piece in special_tokens:
+            continue  # a special token gets its own id; it is never merged
+        chunks = [piece] if pattern is None else split(piece, pattern)
+        counts.update(chunk.encode("utf-8") for chunk in chunks)
+    return counts
+# fmt: on
+
+
 def count_chunks(
     text: str,
     pattern: str | regex.Pattern | TimedPattern | None = GPT4_SPLIT_PATTERN,
@@ -102,16 +128,8 @@ def count_chunks(
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
     specials = _check_special_names(special_tokens)
-    pieces = split_specials(text, specials) if specials else [text]
     compiled = compile_pattern(pattern) if isinstance(pattern, str) else pattern
-    counts: Counter[bytes] = Counter()
-    for piece in pieces:
-        if piece in specials or not piece:
-            continue
-        piece = _fix_surrogates(piece)
-        chunks = [piece] if compiled is None else split(piece, compiled)
-        counts.update(chunk.encode("utf-8") for chunk in chunks)
-    return counts
+    return chunk_counts(_fix_surrogates(text), compiled, specials)
 
 
 def index_words(

@@ -22,6 +22,7 @@ import regex
 from .unicode_pin import pin_unicode
 
 __all__ = [
+    "GPT2_FIXED_PATTERN",
     "GPT2_SPLIT_PATTERN",
     "GPT4_SPLIT_PATTERN",
     "GPT4O_SPLIT_PATTERN",
@@ -35,6 +36,7 @@ __all__ = [
     "first_split_difference",
     "scan_gpt2",
     "split",
+    "split_fixed",
     "whitespace_chunks",
 ]
 
@@ -58,6 +60,13 @@ GPT2_SPLIT_PATTERN = "|".join(_GPT2_PARTS)
 
 Known bugs it keeps on purpose: only the ASCII apostrophe starts a contraction, and only in
 lower case (``"DON'T"`` splits into ``DON``, ``'``, ``T``).
+"""
+
+GPT2_FIXED_PATTERN = GPT2_SPLIT_PATTERN.replace(
+    "'(?:[sdmt]|ll|ve|re)", "(?:'|’)(?i:[sdmt]|ll|ve|re)"
+)
+"""GPT-2's pattern with both contraction bugs fixed: contractions in any case, after the ASCII
+apostrophe ' or the typographic ’ (U+2019). Chapter 04's exercise.
 """
 
 _GPT4_PARTS = [
@@ -455,4 +464,20 @@ def whitespace_chunks(run: str, following: str = "") -> list[str]:
         # only a plain space can join the next chunk; the rest is \s
         chunks.append(last)
     return chunks
+# fmt: on
+
+
+# fmt: off
+def split_fixed(text: str) -> list[str]:
+    """GPT-2's chunks of ``text``, with contractions in any case after '
+    or ’ (U+2019); everything else as GPT-2 splits it.
+
+    >>> split_fixed("DON’T")
+    ['DON', '’T']
+    """
+    # (?:'|’) takes either apostrophe; (?i:...) ignores case inside it
+    fixed = GPT2_SPLIT_PATTERN.replace(
+        "'(?:[sdmt]|ll|ve|re)", "(?:'|’)(?i:[sdmt]|ll|ve|re)"
+    )
+    return split(text, fixed)
 # fmt: on

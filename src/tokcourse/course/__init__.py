@@ -31,6 +31,8 @@ Display and results:
 * ``viz``            token spans as coloured HTML, for one or more encodings
 * ``chunks``         a split pattern's chunks as coloured HTML, its alternatives, and which
   alternative made each chunk (chapters 04 and 05)
+* ``split_cost``     training with and without a split pattern: held-out characters per token
+  across vocabulary sizes, crossing tokens, copies of one word (chapter 04)
 * ``forest``         merge trees: layout and drawing
 * ``traced``         chapter 02's training loop with a record of each step and a pluggable
   tie rule, numpy-fast for a whole novel

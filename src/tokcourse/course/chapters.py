@@ -47,13 +47,13 @@ CHAPTERS: tuple[Chapter, ...] = (
         "04",
         "regex_pretokenization",
         "Regex pre-tokenization",
-        ("whitespace_chunks", "scan_gpt2", "first_split_difference"),
+        ("whitespace_chunks", "split_fixed", "scan_gpt2", "chunk_counts"),
     ),
     Chapter(
         "05",
         "tiktoken_gpt4",
         "tiktoken and GPT-4",
-        ("encode_with_ranks", "recover_merge", "byte_rank"),
+        ("first_split_difference", "encode_with_ranks", "recover_merge", "byte_rank"),
     ),
     Chapter("06", "special_tokens", "Special tokens", ("encode_with_specials", "render_chat")),
     Chapter(

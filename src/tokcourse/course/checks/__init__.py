@@ -8,7 +8,9 @@ module              chapter   exercises
 ``bpe_training``    00        get_stats, merge
 ``trainer``         02        train, most_frequent_pair
 ``encode_decode``   03        encode, decode_stream, count_spellings
-``pretokenize``     04        whitespace_chunks, scan_gpt2, first_split_difference
+``pretokenize``     04, 05    whitespace_chunks, scan_gpt2 (04),
+                              first_split_difference (05)
+``split_use``       04        split_fixed, chunk_counts
 ``tiktoken_parity`` 05        byte_rank, recover_merge, encode_with_ranks
 ``special_tokens``  06        encode_with_specials, render_chat
 ``sentencepiece``   07        covered_characters, best_pair, decode_byte_pieces,

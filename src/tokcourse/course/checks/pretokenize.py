@@ -13,7 +13,15 @@ from typing import Any
 
 from tokcourse import patterns
 from tokcourse.course.answers import _a, re_module_hint
-from tokcourse.course.exercises import INT, STR, Case, Entry, Exercise, Returns, list_of
+from tokcourse.course.exercises import (
+    INT,
+    STR,
+    Case,
+    Entry,
+    Exercise,
+    Returns,
+    list_of,
+)
 
 # --- texts for the splits -------------------------------------------------------------------
 
