@@ -1496,6 +1496,20 @@ def _(text, merges):
     return _ways(text, tokens)
 
 
+@bug("count_spellings", "spellings-two-bytes-at-most", "looks back at most two bytes: tokens "
+     "of three bytes or more never fit",
+     hint="your count looks only at tokens of up to 2 bytes")  # fmt: skip
+def _(text, merges):
+    data = text.encode("utf-8")
+    tokens = set(_spelling_tokens(merges))
+    ways = [1] + [0] * len(data)
+    for i in range(1, len(data) + 1):
+        for j in range(max(0, i - 2), i):
+            if data[j:i] in tokens:
+                ways[i] += ways[j]
+    return ways[-1]
+
+
 @bug("count_spellings", "spellings-sorted-merges", "builds the vocabulary from the merges sorted "
      "by pair", hint="in the order they were learned")  # fmt: skip
 def _(text, merges):

@@ -501,9 +501,7 @@ def _merge_once(ids: list[int], pair: tuple[int, int], idx: int) -> list[int]:
     return ids
 
 
-def _encode_choosing(
-    text: str, merges: dict, choose: Callable, once: bool = False
-) -> list[int]:
+def _encode_choosing(text: str, merges: dict, choose: Callable, once: bool = False) -> list[int]:
     """BPE that picks the next pair with ``choose(candidates, ids)``: for the wrong orders;
     ``once``: replace only its leftmost occurrence at each step."""
     ids = list(text.encode("utf-8"))
@@ -673,6 +671,17 @@ def _spellings_of_characters(text: str, merges: dict) -> int:
     return ways[-1]
 
 
+def _spellings_capped(text: str, merges: dict, cap: int) -> int:
+    """What counting gives when only tokens of at most ``cap`` bytes are tried (for the
+    hint)."""
+    data = text.encode("utf-8")
+    tokens = [t for t in bpe.build_vocab(merges).values() if len(t) <= cap]
+    ways = [1] + [0] * len(data)
+    for i in range(1, len(data) + 1):
+        ways[i] = sum(ways[i - len(t)] for t in tokens if data.endswith(t, 0, i))
+    return ways[-1]
+
+
 def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
     text, merges = case.args
     if got is None and len(text) > 100:
@@ -708,7 +717,21 @@ def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
         f"of a character (here text.encode('utf-8') is {list(text.encode('utf-8'))})"
     )
     if high and characters:
-        return f"{utf8_bytes}; and {all_bytes}."
+        return (
+            "count the cuts of the UTF-8 bytes of the text into tokens of the whole vocabulary, "
+            "which has all 256 single bytes: 0x80 to 0xFF are not text on their own, but each "
+            "is a token, so a character of several bytes can also be spelled byte by byte "
+            f"(here text.encode('utf-8') is {list(text.encode('utf-8'))})."
+        )
+    longest = max(map(len, bpe.build_vocab(merges).values()))
+    for cap in range(1, longest):
+        if got == _spellings_capped(text, merges, cap) != expected:
+            return (
+                f"your count looks only at tokens of up to {cap} byte{'s' * (cap > 1)}: a "
+                "merge can join two merged tokens, so a token can be as long as the longest "
+                f"in the vocabulary ({longest} bytes here). At each position, try every "
+                "token length up to the longest."
+            )
     if high:
         return all_bytes[0].upper() + all_bytes[1:] + "."
     if characters or (not text.isascii() and got < expected):
