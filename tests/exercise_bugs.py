@@ -89,6 +89,7 @@ CLASSIC = {
     "encode-no-guard",
     "encode-guard-outside-loop",
     "encode-max-not-min",
+    "encode-rounds",
     "encode-ordinary-across-chunks",
     "split-gpt2-pattern",
     "specials-accepted-by-default",
@@ -620,6 +621,61 @@ def _decode_stream_any_lead_pattern(ids, vocab):
     return _decode_stream_holding(ids, vocab, _cut_by_bit_patterns)
 
 
+def _cut_non_ascii(data):
+    """Hold back the trailing run of bytes 0x80 to 0xFF, complete characters too."""
+    cut = len(data)
+    while cut and data[cut - 1] >= 0x80:
+        cut -= 1
+    return cut
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-holds-non-ascii",
+    "holds back every byte from 0x80 up until an ASCII byte: complete characters come out late",
+    hint="a complete character goes out at once",
+)
+def _decode_stream_holds_non_ascii(ids, vocab):
+    return _decode_stream_holding(ids, vocab, _cut_non_ascii)
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-counts-everything",
+    "after a lead byte, waits for as many more bytes as it announces, whatever they are",
+    hint="Only continuation bytes (10xxxxxx) continue a character",
+)
+def _decode_stream_counts_everything(ids, vocab):
+    held, needs = b"", 0
+    for idx in ids:
+        for b in vocab[idx]:
+            held += bytes([b])
+            if needs:
+                needs -= 1
+            elif 0xC2 <= b <= 0xF4:
+                needs = 1 if b < 0xE0 else 2 if b < 0xF0 else 3
+        if not needs:
+            yield stream.utf8_text(held)
+            held = b""
+    yield stream.utf8_text(held)
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-len",
+    "a right decoder for a list: uses len(ids) and ids[i], which an iterator does not have",
+    hint="ids is an iterator",
+)
+def _decode_stream_len(ids, vocab):
+    held = b""
+    for i in range(len(ids)):
+        data = held + vocab[ids[i]]
+        cut = stream.unfinished(data)
+        held = data[cut:]
+        yield stream.utf8_text(data[:cut])
+    yield stream.utf8_text(held)
+
+
 @bug(
     "decode_stream",
     "decode-stream-bytes-decode",
@@ -713,6 +769,46 @@ def _(text, merges):
         if pair not in merges:
             break
         ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+@bug("encode", "encode-rounds", "applies every pair present, by id, before counting again: "
+     "misses a pair that a merge makes with a lower id than one still waiting",
+     hint="before it looks at the pairs again")  # fmt: skip
+def _(text, merges):
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = sorted((p for p in _pairs(ids) if p in merges), key=merges.get)
+        if not present:
+            break
+        for pair in present:
+            ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+@bug("encode", "encode-get-none", "key=merges.get with no default: min compares None with an "
+     "id (TypeError)", hint="merges.get(pair, float('inf'))")  # fmt: skip
+def _(text, merges):
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pair = min(_pairs(ids), key=merges.get)
+        if pair not in merges:
+            break
+        ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+@bug("encode", "encode-leftmost-once", "merges the leftmost pair that has a merge, one "
+     "occurrence per step", hint="at its leftmost occurrence only")  # fmt: skip
+def _(text, merges):
+    ids = list(text.encode("utf-8"))
+    i = 0
+    while i < len(ids) - 1:
+        if (ids[i], ids[i + 1]) in merges:
+            ids[i : i + 2] = [merges[ids[i], ids[i + 1]]]
+            i = 0
+        else:
+            i += 1
     return ids
 
 
@@ -1569,6 +1665,20 @@ def _(text, merges):
         except UnicodeDecodeError:
             continue  # not text on its own
     return _ways(text, tokens)
+
+
+@bug("count_spellings", "spellings-two-bytes-at-most", "looks back at most two bytes: tokens "
+     "of three bytes or more never fit",
+     hint="your count looks only at tokens of up to 2 bytes")  # fmt: skip
+def _(text, merges):
+    data = text.encode("utf-8")
+    tokens = set(_spelling_tokens(merges))
+    ways = [1] + [0] * len(data)
+    for i in range(1, len(data) + 1):
+        for j in range(max(0, i - 2), i):
+            if data[j:i] in tokens:
+                ways[i] += ways[j]
+    return ways[-1]
 
 
 @bug("count_spellings", "spellings-sorted-merges", "builds the vocabulary from the merges sorted "

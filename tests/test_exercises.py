@@ -157,7 +157,7 @@ def test_not_a_function():
         ("tie-first-seen", "most_frequent_pair({(97, 98): 3, (97, 99): 3,", "CS336's rule"),
         ("train-counts-once", "train('😀😀', 260)", "Count the pairs again"),
         ("train-off-by-one-id", "train('ab', 257)", "256 + i"),
-        ("decode-stream-strict", "decode_stream([128],", "utf8_text"),
+        ("decode-stream-strict", "decode_stream(iter([128]),", "utf8_text"),
         ("split-gpt2-pattern", "encode_with_ranks(", "GPT-2"),
         ("encode-ordinary-across-chunks", "encode_ordinary_cached(", "chunk"),
         ("specials-accepted-by-default", "encode_with_specials(", "must raise ValueError"),

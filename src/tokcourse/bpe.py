@@ -94,8 +94,9 @@ def most_frequent_pair(
     rule.
 
     Ties go to the pair whose bytes ``(vocab[a], vocab[b])`` are
-    lexicographically greatest; if even those are equal (two ids can spell
-    the same bytes), to the smaller ids.
+    lexicographically greatest; if even those are equal (possible only in a
+    hand-made vocab: no two ids that ``train`` makes spell the same bytes),
+    to the smaller ids.
 
     >>> vocab = {i: bytes([i]) for i in range(256)}
     >>> stats = {(97, 98): 2, (98, 99): 2, (120, 121): 1}
@@ -389,7 +390,8 @@ def count_spellings(
 ) -> int:
     """How many sequences of token ids spell ``text``: ids of the vocab
     built from ``merges`` whose bytes, joined, are the UTF-8 bytes of
-    ``text``. Two ids with the same bytes make two different sequences.
+    ``text``. Two ids with the same bytes (a hand-made table can have them;
+    ``train`` never makes them) make two different sequences.
 
     Counted, never listed (there can be astronomically many):
     ``ways[i]``, the number of spellings of the first ``i`` bytes, is the

@@ -7,7 +7,7 @@ so that a reader can compare them with what training did before writing ``encode
 * ``"lowest id"``: the merge learned first (BPE's rule, ``tokcourse.bpe.encode``);
 * ``"highest id"``: the merge learned last, whose tokens are the longest;
 * ``"most frequent"``: the mergeable pair that occurs most often in this text, as training
-  chose (ties to the leftmost pair).
+  chose; on a tie, the lowest merge id (so that it fails only where frequency itself does).
 
 >>> merges = {(97, 97): 256, (97, 98): 257}
 >>> [encode_by("aab", merges, rule) for rule in RULES]
@@ -41,8 +41,8 @@ def encode_by(text: str, merges: Mapping[tuple[int, int], int], rule: str) -> li
         elif rule == "highest id":
             pair = max(candidates, key=merges.__getitem__)
         else:
-            # candidates are in the order of their first occurrence, and max keeps the
-            # first of equal counts: ties go to the leftmost pair
-            pair = max(candidates, key=stats.__getitem__)
+            # on a tie, the lowest merge id: where this rule and the lowest id disagree,
+            # the count alone made the difference
+            pair = min(candidates, key=lambda p: (-stats[p], merges[p]))
         ids = merge(ids, pair, merges[pair])
     return ids

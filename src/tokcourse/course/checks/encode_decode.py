@@ -36,6 +36,14 @@ def _stream_vocab() -> dict[int, bytes]:
     return bpe.build_vocab({}) | {256 + i: t for i, t in enumerate(_PARTIAL_TOKENS)}
 
 
+class _Ids(list):
+    """The ids of a case, shown as what decode_stream receives: an iterator (no len, no
+    indexing), read one id at a time."""
+
+    def __repr__(self) -> str:
+        return f"iter({list.__repr__(self)})"
+
+
 def _decode_stream_cases() -> Iterator[Case]:
     vocab = _stream_vocab()
     for ids in (
@@ -56,7 +64,7 @@ def _decode_stream_cases() -> Iterator[Case]:
         [259, 260, 0x85, 0x95],  # "안녕"
         [261, 257],
     ):
-        yield Case((ids, vocab))
+        yield Case((_Ids(ids), vocab))
     merged = bpe.build_vocab(_trained_merges()[2])  # trained on text with "é" and "👋"
     rng = random.Random(11)
     for table in (vocab, merged):
@@ -67,7 +75,7 @@ def _decode_stream_cases() -> Iterator[Case]:
                 rng.choice(hard) if rng.random() < 0.3 else rng.choice(pool)
                 for _ in range(rng.randrange(0, 12))
             ]
-            yield Case((ids, table))
+            yield Case((_Ids(ids), table))
 
 
 @dataclass(frozen=True)
@@ -203,9 +211,84 @@ def _held_after(ids: list[int], vocab: dict, n: int) -> bytes:
     return data[stream.unfinished(data) :]
 
 
+def _cut_by_bit_patterns(data: bytes) -> int:
+    """Where an unfinished character starts, for a decoder that takes every 11xxxxxx byte
+    for a lead byte (for the hints)."""
+    for back in range(1, min(3, len(data)) + 1):
+        b = data[-back]
+        if b >> 6 == 0b10:
+            continue
+        if b >> 6 == 0b11 and back < (2 if b < 0xE0 else 3 if b < 0xF0 else 4):
+            return len(data) - back
+        break
+    return len(data)
+
+
+def _held_non_ascii(data: bytes) -> int:
+    """Where the trailing run of bytes 0x80 to 0xFF starts: a decoder that holds back every
+    non-ASCII byte (for the hint)."""
+    cut = len(data)
+    while cut and data[cut - 1] >= 0x80:
+        cut -= 1
+    return cut
+
+
+def _counting_everything(ids: Iterable[int], vocab: dict) -> Iterator[str]:
+    """A decoder that, after a lead byte, waits for as many more bytes as it announces,
+    whatever they are (for the hint)."""
+    held, needs = b"", 0
+    for idx in ids:
+        for b in vocab[idx]:
+            held += bytes([b])
+            if needs:
+                needs -= 1
+            elif 0xC2 <= b <= 0xF4:
+                needs = 1 if b < 0xE0 else 2 if b < 0xF0 else 3
+        if not needs:
+            yield bpe.utf8_text(held)
+            held = b""
+    yield bpe.utf8_text(held)
+
+
+def _holding(cut_at: Callable) -> Callable:
+    """A decoder that holds back the bytes from ``cut_at(data)`` on (for the hints)."""
+
+    def decode_stream(ids: Iterable[int], vocab: dict) -> Iterator[str]:
+        held = b""
+        for idx in ids:
+            data = held + vocab[idx]
+            held = data[cut_at(data) :]
+            yield bpe.utf8_text(data[: cut_at(data)])
+        yield bpe.utf8_text(held)
+
+    return decode_stream
+
+
+def _behaves_like(case: Case, got: list[_Piece], fn: Callable) -> bool:
+    try:
+        return _run_decode_stream(fn, case.args, {}) == got
+    except Exception:
+        return False
+
+
 def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece]) -> str:
     """The right text at the wrong time: say which way, early or late, and where."""
     ids, vocab = case.args
+    if _behaves_like(case, got, _counting_everything):
+        return (
+            "the text comes out late: after a lead byte your decoder waits for as many more "
+            "bytes as it announces, whatever they are. Only continuation bytes (10xxxxxx) "
+            "continue a character: a lead byte followed by any other byte is broken at once, "
+            "and no later byte can complete it. Let it out ('\ufffd') with the text after it."
+        )
+    non_ascii = _behaves_like(case, got, _holding(_held_non_ascii))
+    if non_ascii and not _behaves_like(case, got, _holding(_cut_by_bit_patterns)):
+        return (
+            "the text comes out late: your decoder holds back every byte from 0x80 up, so a "
+            "complete character (or a broken byte) waits for the next ASCII byte. Hold back "
+            "only an unfinished character at the end, a lead byte followed by fewer "
+            "continuation bytes than it announces; a complete character goes out at once."
+        )
     text = "".join(piece.text for piece in expected)
     earliest = _when(_pythons_pieces(ids, vocab))
     latest = _when(expected)
@@ -229,6 +312,11 @@ def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece])
                     "'invalid': no byte that follows makes them a character). A byte that "
                     "cannot begin a character is broken at once: let utf8_text turn it into "
                     "'\ufffd' right away."
+                ) + (
+                    " Nor hold back a complete character: a decoder that holds every byte from "
+                    "0x80 up does both; a complete character goes out at once."
+                    if non_ascii
+                    else ""
                 )
             return (
                 f"{text[i]!r} came out after {t} ids, later than it was complete (after {b}): "
@@ -240,6 +328,12 @@ def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece])
 
 
 def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, TypeError) and ("len()" in str(got) or "subscriptable" in str(got)):
+        return (
+            f"TypeError ({got}): ids is an iterator, as the ids of a model arrive one at a "
+            "time; it has no len() and no indexing (ids[i]). Read it with `for idx in ids:` "
+            "and keep what you need (the bytes held back) in your own variables."
+        )
     if isinstance(got, ValueError):  # UnicodeDecodeError, or chapter 01's utf8_decode
         return (
             "ids can end inside a character, or spell bytes that are not UTF-8, and a strict "
@@ -290,6 +384,8 @@ _WRONG_CHOICES = (
     ("baab", {(97, 98): 256, (97, 97): 257, (98, 97): 258}),
     ("aabab", {(97, 97): 256, (97, 98): 257, (98, 97): 258}),
     ("abbba", {(97, 98): 256, (98, 97): 257, (98, 98): 258}),
+    # a merge makes a pair with a lower id than one still waiting: ab, then (ab)c, not cd
+    ("abcd", {(97, 98): 256, (256, 99): 257, (99, 100): 258}),
 )
 
 #: The cost rule: a large table and a short text; the merges looked at are counted.
@@ -397,15 +493,37 @@ def _encode_hint_guard(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
-def _encode_choosing(text: str, merges: dict, choose: Callable) -> list[int]:
-    """BPE that picks the next pair with ``choose(candidates, ids)``: for the wrong orders."""
+def _merge_once(ids: list[int], pair: tuple[int, int], idx: int) -> list[int]:
+    """``ids`` with only the leftmost occurrence of ``pair`` replaced by ``idx``."""
+    for i in range(len(ids) - 1):
+        if (ids[i], ids[i + 1]) == pair:
+            return [*ids[:i], idx, *ids[i + 2 :]]
+    return ids
+
+
+def _encode_choosing(text: str, merges: dict, choose: Callable, once: bool = False) -> list[int]:
+    """BPE that picks the next pair with ``choose(candidates, ids)``: for the wrong orders;
+    ``once``: replace only its leftmost occurrence at each step."""
     ids = list(text.encode("utf-8"))
     while len(ids) >= 2:
         candidates = [p for p in bpe.get_stats(ids) if p in merges]
         if not candidates:
             break
         pair = choose(candidates, ids)
-        ids = bpe.merge(ids, pair, merges[pair])
+        ids = (_merge_once if once else bpe.merge)(ids, pair, merges[pair])
+    return ids
+
+
+def _encode_rounds(text: str, merges: dict) -> list[int]:
+    """Every pair present, in the order of their ids, applied before the pairs are counted
+    again: for the hint."""
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        present = sorted((p for p in bpe.get_stats(ids) if p in merges), key=merges.get)
+        if not present:
+            break
+        for pair in present:
+            ids = bpe.merge(ids, pair, merges[pair])
     return ids
 
 
@@ -422,15 +540,31 @@ def _encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
     text, merges = case.args
     if not isinstance(got, list) or got == expected:
         return None
+    ids = list(text.encode("utf-8"))
+    first = min((p for p in bpe.get_stats(ids) if p in merges), key=merges.__getitem__)
+    if got == _encode_rounds(text, merges):
+        return (
+            "your ids are what encoding gives when it applies every pair present, in the "
+            "order of their ids, before it looks at the pairs again: a merge makes new pairs, "
+            "and one of them can have a lower id than a pair still waiting in your list. "
+            f"Apply one merge, the lowest id ({first} -> {merges[first]} on {text!r}), then "
+            "look at the pairs again."
+        )
     ways = [
         what
         for what, choose in _CHOICES
         if got == _encode_choosing(text, merges, lambda c, ids, f=choose: f(c, ids, merges))
     ]
+    once = [
+        what
+        for what, choose in _CHOICES
+        if got
+        == _encode_choosing(text, merges, lambda c, ids, f=choose: f(c, ids, merges), once=True)
+    ]
+    if not ways and once:
+        ways = [f"{once[0]}, at its leftmost occurrence only"]
     if not ways:
         return None
-    ids = list(text.encode("utf-8"))
-    first = min((p for p in bpe.get_stats(ids) if p in merges), key=merges.__getitem__)
     did = ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1]
     alike = " (this input cannot tell these apart)" if len(ways) > 1 else ""
     return (
@@ -467,6 +601,13 @@ def _encode_hint_zero_default(case: Case, expected: Any, got: Any) -> str | None
 
 
 def _encode_hint_no_stop(case: Case, expected: Any, got: Any) -> str | None:
+    if isinstance(got, TypeError) and "NoneType" in str(got):
+        return (
+            f"TypeError ({got}): merges.get(pair) is None for a pair that was never merged, "
+            "and min cannot compare None with a merge id. Give such pairs a rank after every "
+            "real merge (merges.get(pair, float('inf'))), and stop when even the pair min "
+            "picks has no merge: then no pair of the text can merge."
+        )
     if isinstance(got, KeyError):
         return (
             "the pair with the lowest rank may have no rank at all (no pair of this text was "
@@ -530,6 +671,17 @@ def _spellings_of_characters(text: str, merges: dict) -> int:
     return ways[-1]
 
 
+def _spellings_capped(text: str, merges: dict, cap: int) -> int:
+    """What counting gives when only tokens of at most ``cap`` bytes are tried (for the
+    hint)."""
+    data = text.encode("utf-8")
+    tokens = [t for t in bpe.build_vocab(merges).values() if len(t) <= cap]
+    ways = [1] + [0] * len(data)
+    for i in range(1, len(data) + 1):
+        ways[i] = sum(ways[i - len(t)] for t in tokens if data.endswith(t, 0, i))
+    return ways[-1]
+
+
 def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
     text, merges = case.args
     if got is None and len(text) > 100:
@@ -565,7 +717,21 @@ def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
         f"of a character (here text.encode('utf-8') is {list(text.encode('utf-8'))})"
     )
     if high and characters:
-        return f"{utf8_bytes}; and {all_bytes}."
+        return (
+            "count the cuts of the UTF-8 bytes of the text into tokens of the whole vocabulary, "
+            "which has all 256 single bytes: 0x80 to 0xFF are not text on their own, but each "
+            "is a token, so a character of several bytes can also be spelled byte by byte "
+            f"(here text.encode('utf-8') is {list(text.encode('utf-8'))})."
+        )
+    longest = max(map(len, bpe.build_vocab(merges).values()))
+    for cap in range(1, longest):
+        if got == _spellings_capped(text, merges, cap) != expected:
+            return (
+                f"your count looks only at tokens of up to {cap} byte{'s' * (cap > 1)}: a "
+                "merge can join two merged tokens, so a token can be as long as the longest "
+                f"in the vocabulary ({longest} bytes here). At each position, try every "
+                "token length up to the longest."
+            )
     if high:
         return all_bytes[0].upper() + all_bytes[1:] + "."
     if characters or (not text.isascii() and got < expected):
