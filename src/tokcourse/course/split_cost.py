@@ -6,7 +6,7 @@ measures held-out characters per token at several numbers of merges. The merges 
 run are a prefix of a longer run's (BPE is greedy and deterministic), so each tokenizer is
 trained once, to the largest size, and cut.
 
-    >>> sweep = split_sweep("the cat sat.\\n" * 40, merges=(4, 8))
+    >>> sweep = split_sweep("the cat sat on the mat.\\n" * 40, merges=(4, 8))
     >>> [row.merges for row in sweep.rows]
     [4, 8]
 

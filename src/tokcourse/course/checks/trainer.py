@@ -19,16 +19,20 @@ from typing import Any
 
 from tokcourse import bpe
 from tokcourse.course import first_steps
+from tokcourse.course.checks._tie_rule import (
+    _mfp_hint_count_first,
+    _mfp_hint_joined,
+    _mfp_hint_not_in_stats,
+    _mfp_hint_same_bytes,
+    _mfp_hint_tie,
+    _most_frequent_pair_cases,
+    _times,
+)
 from tokcourse.course.exercises import INT, PAIR, Case, Entry, Exercise, dict_of
 
 # --- train -------------------------------------------------------------------------------------
 
 
-def _times(n: int) -> str:
-    return f"{n} time{'s' * (n != 1)}"
-
-
-#: The rule the train check enforces at every step, in the exercise text's words.
 _ANY_TOP = "any of them"
 
 
@@ -368,124 +372,6 @@ def _train_hint_not_top(case: Case, expected: Any, got: Any) -> str | None:
     )
 
 
-# --- most_frequent_pair ------------------------------------------------------------------------
-
-#: The rules the check enforces on a tie, in the exercise text's words.
-_GREATER = "the lexicographically greater pair"
-_SAME_BYTES = "the pair with the smaller ids"
-
-
-def _vocab_with(*tokens: bytes) -> dict[int, bytes]:
-    """The 256 byte tokens, then ``tokens`` as ids 256, 257, ..."""
-    return bpe.build_vocab({}) | {256 + i: t for i, t in enumerate(tokens)}
-
-
-def _most_frequent_pair_cases() -> Iterator[Case]:
-    byte_vocab = bpe.build_vocab({})
-    yield Case(({(97, 98): 1}, byte_vocab))
-    yield Case(({(97, 98): 1, (98, 99): 2}, byte_vocab))
-    yield Case(({(97, 98): 2, (98, 99): 1}, byte_vocab))
-    yield Case(({}, byte_vocab))  # nothing to choose from
-    # "abcd": three pairs, one each
-    yield Case(({(97, 98): 1, (98, 99): 1, (99, 100): 1}, byte_vocab), rule=_GREATER)
-    # the first halves are equal
-    yield Case(({(97, 98): 3, (97, 99): 3, (97, 97): 3}, byte_vocab), rule=_GREATER)
-    # a tie on the count, not on anything else: the count comes first
-    yield Case(({(122, 122): 1, (97, 97): 2, (98, 98): 2}, byte_vocab), rule=_GREATER)
-    # the walk-through's step 2: aa+a against a+b
-    toy = _vocab_with(b"aa")
-    yield Case(({(256, 97): 2, (97, 98): 2, (98, 100): 1, (100, 256): 1}, toy), rule=_GREATER)
-    # a pair of halves against the bytes joined: (ab, c) > (a, z) as pairs, b"abc" < b"az"
-    ab = _vocab_with(b"ab")
-    yield Case(({(97, 122): 3, (256, 99): 3, (98, 98): 1}, ab), rule=_GREATER)
-    # two ids with the same bytes (b"ab" twice)
-    twice = _vocab_with(b"ab", b"ab")
-    yield Case(({(257, 99): 5, (256, 99): 5, (97, 98): 1}, twice), rule=_SAME_BYTES)
-    # real counts from the middle of training small texts
-    rng = random.Random(12)
-    for _ in range(40):
-        alphabet = rng.choice(["ab ", "abc d", "ab céд👋"])
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(4, 50)))
-        ids = list(text.encode("utf-8"))
-        vocab = bpe.build_vocab({})
-        for idx in range(256, 256 + rng.randrange(0, 6)):
-            stats = bpe.get_stats(ids)
-            if len(stats) < 2:
-                break
-            pair = bpe.most_frequent_pair(stats, vocab)
-            ids = bpe.merge(ids, pair, idx)
-            vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
-        stats = bpe.get_stats(ids)
-        if stats:
-            yield Case((stats, vocab))
-
-
-def _spelled(pair: Any, vocab: Any) -> tuple:
-    return (vocab[pair[0]], vocab[pair[1]])
-
-
-def _mfp_hint_same_bytes(case: Case, expected: Any, got: Any) -> str | None:
-    stats, vocab = case.args
-    if not (isinstance(got, tuple) and got in stats and got != expected):
-        return None
-    if stats[got] != stats[expected] or _spelled(got, vocab) != _spelled(expected, vocab):
-        return None
-    return (
-        f"{got} and {expected} spell the same bytes, {_spelled(got, vocab)}: two ids can spell "
-        "the same bytes, and CS336's rule cannot tell such pairs apart. The exercise adds one "
-        f"level for that case: the pair with the smaller ids, {expected}."
-    )
-
-
-def _mfp_hint_joined(case: Case, expected: Any, got: Any) -> str | None:
-    stats, vocab = case.args
-    if not (isinstance(got, tuple) and got in stats and got != expected):
-        return None
-    if stats[got] != stats[expected]:
-        return None
-    joined = vocab[got[0]] + vocab[got[1]], vocab[expected[0]] + vocab[expected[1]]
-    if not joined[0] > joined[1]:
-        return None
-    return (
-        f"{got} spells {joined[0]!r} and {expected} {joined[1]!r}, and joined like that yours "
-        f"is greater; but CS336 compares the pairs, and as a pair of halves "
-        f"{_spelled(expected, vocab)} is greater than {_spelled(got, vocab)}. Joined bytes and "
-        "pairs of byte strings do not always order the same way."
-    )
-
-
-def _mfp_hint_tie(case: Case, expected: Any, got: Any) -> str | None:
-    stats, vocab = case.args
-    if not (isinstance(got, tuple) and got in stats and got != expected):
-        return None
-    if stats[got] != stats[expected]:
-        return None
-    return (
-        f"{got} and {expected} both occur {_times(stats[got])}: a tie, which the exercise "
-        f"breaks by CS336's rule, {_GREATER}, comparing the bytes the ids spell, not the ids: "
-        f"{got} spells {_spelled(got, vocab)}, {expected} spells {_spelled(expected, vocab)}."
-    )
-
-
-def _mfp_hint_count_first(case: Case, expected: Any, got: Any) -> str | None:
-    stats, _ = case.args
-    if isinstance(got, tuple) and got in stats and stats[got] < stats[expected]:
-        return (
-            f"{got} occurs {_times(stats[got])} and {expected} {_times(stats[expected])}: the "
-            "count comes first, the tie rule only chooses among the pairs with the highest count."
-        )
-    return None
-
-
-def _mfp_hint_not_in_stats(case: Case, expected: Any, got: Any) -> str | None:
-    stats, _ = case.args
-    if isinstance(got, tuple) and stats and got not in stats:
-        return f"{got} is not a pair of stats: return one of its keys."
-    return None
-
-
-#: The exercises of this topic, found by :mod:`tokcourse.course.check` (see the package
-#: docstring of :mod:`tokcourse.course.checks`).
 EXERCISES: dict[str, Entry] = {
     "train": Entry(
         "train(text, vocab_size, pick=top_pair) -> merges",
