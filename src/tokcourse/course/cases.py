@@ -264,6 +264,8 @@ class Exercise:
     ``accepts(case, expected, got)``: for an exercise with more than one right answer, whether
     ``got`` is one of them on ``case`` (``expected`` is the reference's answer; both in compared
     form, ``got`` of the right type). Default: ``got == expected``.
+    ``used_later``: the chapter goes on with the student's function after the check (the
+    passing message says so); ``False`` for an exercise whose function is not used again.
     """
 
     name: str
@@ -278,6 +280,7 @@ class Exercise:
     names: Names | None = None
     ordered: tuple[str, ...] = ()
     accepts: Callable[[Case, Any, Any], bool] | None = None
+    used_later: bool = True
 
     def right(self, case: Case, expected: Any, got: Any) -> bool:
         """Whether ``got`` (in compared form) is a right answer on ``case``."""

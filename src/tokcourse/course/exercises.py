@@ -329,7 +329,7 @@ def _evaluate(exercise: Exercise, fn: Any, time_limit: float) -> CheckResult:
     if not failures:
         lines = [
             f"✅ {name}: correct on all {n} test inputs (edge cases and random ones).",
-            f"   The chapter uses your {name} from here on.",
+            *([f"   The chapter uses your {name} from here on."] if exercise.used_later else []),
             *_printed_note(name, printed, None),
         ]
         return CheckResult(name, "passed", fn, "\n".join(lines), n_cases=n, printed=printed)
