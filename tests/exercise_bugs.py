@@ -238,13 +238,34 @@ def _(ids, pair, idx):
     return out[::-1]
 
 
-@bug("merge", "merge-first-only", "replaces only the first occurrence")
+@bug("merge", "merge-first-only", "replaces only the first occurrence",
+     hint="only the first occurrence of (1, 2) was merged")  # fmt: skip
 def _(ids, pair, idx):
     ids = list(ids)
     for i in range(len(ids) - 1):
         if (ids[i], ids[i + 1]) == pair:
             return ids[:i] + [idx] + ids[i + 2 :]
     return ids
+
+
+@bug("merge", "merge-break-after-first", "a for loop over a copy that breaks after one merge",
+     hint="a return or break inside the loop")  # fmt: skip
+def _(ids, pair, idx):
+    out = list(ids)
+    for i in range(len(ids) - 1):
+        if (ids[i], ids[i + 1]) == pair:
+            out[i : i + 2] = [idx]
+            break
+    return out
+
+
+@bug("merge", "merge-same-list-when-nothing-merges",
+     "returns ids itself when the pair does not occur", rule="work",
+     hint="returned ids itself")  # fmt: skip
+def _(ids, pair, idx):
+    if pair not in zip(ids, ids[1:], strict=False):
+        return ids
+    return bpe.merge(ids, pair, idx)
 
 
 # --- train -------------------------------------------------------------------------------------
@@ -2065,11 +2086,25 @@ def _(ids, pair, idx):
     return tuple(bpe.merge(ids, pair, idx))
 
 
-@bug("merge", "merge-in-place", "changes ids in place (and returns it)", rule="pure",
-     hint="changed its input (ids)")  # fmt: skip
+@bug("merge", "merge-in-place",
+     "changes ids in place and returns it: where nothing merges, that is ids itself",
+     hint="returned ids itself")  # fmt: skip
 def _(ids, pair, idx):
     ids[:] = bpe.merge(ids, pair, idx)
     return ids
+
+
+@bug("merge", "merge-pops-ids", "empties ids as it reads them (ids.pop(0)) into a new list",
+     rule="pure", hint="changed its input (ids)")  # fmt: skip
+def _(ids, pair, idx):
+    out = []
+    while ids:
+        if len(ids) >= 2 and (ids[0], ids[1]) == pair:
+            out.append(idx)
+            del ids[:2]
+        else:
+            out.append(ids.pop(0))
+    return out
 
 
 @bug("train", "train-list-of-items", "returns a list of (pair, id)", rule="type",

@@ -15,6 +15,7 @@ import pytest
 from tests.exercise_bugs import BUGS, CLASSIC
 from tokcourse import check, utf8
 from tokcourse.course.checks import _no_codec as utf8_checks
+from tokcourse.course.checks import bpe_training as bpe_checks
 from tokcourse.course.checks import fast as fast_checks
 from tokcourse.course.exercises import Case, Exercise, run_check, solution_source
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN
@@ -76,7 +77,7 @@ def test_each_rule_is_needed(bug, monkeypatch):
     elif bug.rule == "pure":
         without = dataclasses.replace(exercise, pure=False)
     else:
-        for module in (fast_checks, utf8_checks):  # the checks of how, not what
+        for module in (fast_checks, utf8_checks, bpe_checks):  # the checks of how, not what
             monkeypatch.setattr(module, "_reject", lambda what, hint: None)
         without = exercise
     assert run_check(without, bug.fn, quiet=True).passed, f"{bug.id}: not only {bug.rule}"
@@ -225,7 +226,7 @@ def test_a_mutating_function_is_reported_with_the_argument_it_changed():
         out = check.exercise("merge").reference(ids, pair, idx)
         ids.clear()  # vandalise the caller's list
         ids.extend(out)
-        return ids
+        return list(ids)
 
     result = run_check(check.exercise("merge"), merge, quiet=True)
     assert result.status == "mutated"
@@ -237,12 +238,18 @@ def test_a_mutating_function_is_reported_with_the_argument_it_changed():
     assert result.expected == [9]
 
 
-def test_a_function_that_returns_its_argument_unchanged_is_fine():
-    def merge(ids, pair, idx):  # no copy when nothing merges: allowed, ids are not changed
+def test_a_function_that_returns_its_argument_unchanged_changes_nothing():
+    """Handing back the argument unchanged is no mutation: the engine's "arguments unchanged"
+    rule lets it pass. merge's text asks for a new list, so merge's own check refuses it."""
+
+    def merge(ids, pair, idx):  # no copy when nothing merges
         new = check.exercise("merge").reference(ids, pair, idx)
         return ids if new == ids else new
 
-    assert run_check(check.exercise("merge"), merge, quiet=True).passed
+    exercise = check.exercise("merge")
+    assert run_check(dataclasses.replace(exercise, call=None), merge, quiet=True).passed
+    result = run_check(exercise, merge, quiet=True)
+    assert result.status == "violation" and "a new list" in result.message, result.message
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -20,6 +21,7 @@ from tokcourse.course.exercises import (
     Case,
     Entry,
     Exercise,
+    Violation,
     dict_of,
     list_of,
 )
@@ -30,7 +32,7 @@ from tokcourse.course.exercises import (
 def _get_stats_cases() -> Iterator[Case]:
     for ids in ([], [7], [7, 7], [1, 2, 3, 1, 2], [1, 2, 1, 2, 1], [300, 5, 300, 5]):
         yield Case((ids,))
-    yield Case(([7, 7, 7],), rule="Overlapping pairs count")
+    yield Case(([7, 7, 7],), rule="every position i")
     rng = random.Random(1)
     for _ in range(80):
         n = rng.randrange(0, 30)
@@ -140,17 +142,38 @@ def _get_stats_hint_order(case: Case, expected: Any, got: Any) -> str | None:
 # --- merge -------------------------------------------------------------------------------------
 
 
+#: Four ids holding the pair twice, side by side: the smallest inputs on which a merge that
+#: stops after the first occurrence goes wrong, and on which str.replace of ",5,5," goes wrong
+#: the same way ([6, 5, 5]).
+_TWO_SIDE_BY_SIDE = Case(([5, 5, 5, 5], (5, 5), 6), rule="the leftmost one merges")
+
+
+@dataclass(frozen=True)
+class _ShownBeforeFourIds(Case):
+    """An input the report shows before any input of four ids that fails too.
+
+    The report shows the smallest failing input, and its hints see only that one. On
+    ``[5, 5, 5, 5]`` a merge that stops after the first occurrence and a merge by str.replace
+    give the same answer, so a hint could not tell the two mistakes apart; on this input they
+    differ (``[4, 3, 1, 2]`` and the right ``[4, 3, 4]``), so a merge that stops early is
+    shown here, with a hint of its own.
+    """
+
+    def size(self) -> int:
+        return _TWO_SIDE_BY_SIDE.size() - 1
+
+
 def _merge_cases() -> Iterator[Case]:
     yield from (
         Case(([], (1, 2), 9)),
         Case(([1], (1, 2), 9)),
         Case(([1, 2], (1, 2), 9)),
-        Case(([2, 1], (1, 2), 9)),
+        Case(([2, 1], (1, 2), 9), rule="a new list"),  # nothing merges: still a new list
         Case(([3, 1], (1, 2), 9)),  # the last id starts the pair: no ids[i + 1] to compare
         # overlapping occurrences: the rules of the text leave one answer, [99, 7]
-        Case(([7, 7, 7], (7, 7), 99), rule="merging each occurrence as you meet it"),
-        Case(([5, 5, 5, 5], (5, 5), 6), rule="merging each occurrence as you meet it"),
-        Case(([1, 2, 3, 1, 2], (1, 2), 4)),
+        Case(([7, 7, 7], (7, 7), 99), rule="the leftmost one merges"),
+        _TWO_SIDE_BY_SIDE,
+        _ShownBeforeFourIds(([1, 2, 3, 1, 2], (1, 2), 4)),
         Case(([1, 2, 2, 1], (2, 1), 256)),
         # ids of several digits: the pair (1, 2) is not in [11, 2] or [1, 22]
         Case(([11, 2], (1, 2), 9)),
@@ -222,8 +245,9 @@ def _merge_hint_right_to_left(case: Case, expected: Any, got: Any) -> str | None
     ids, pair, idx = case.args
     if got == _merge_right_to_left(ids, pair, idx) != expected:
         return (
-            f"you merged the rightmost of two overlapping occurrences ({got}). Read ids from "
-            "left to right and merge each occurrence as you meet it: the leftmost one merges."
+            f"you merged the rightmost of two overlapping occurrences ({got}), but the "
+            "leftmost one merges: walk ids from the left, and after a merge go on after both "
+            "ids it used."
         )
     return None
 
@@ -276,14 +300,50 @@ def _merge_hint_digits(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
+def _merge_first_only(ids: list, pair: tuple, idx: int) -> list:
+    """What a merge that stops after the first occurrence makes."""
+    for i in range(len(ids) - 1):
+        if (ids[i], ids[i + 1]) == pair:
+            return [*ids[:i], idx, *ids[i + 2 :]]
+    return list(ids)
+
+
 def _merge_hint_first_only(case: Case, expected: Any, got: Any) -> str | None:
     ids, pair, idx = case.args
-    if isinstance(got, list) and 1 == got.count(idx) < expected.count(idx):
+    if not isinstance(got, list) or got == _merge_by_replace(ids, pair, idx):
+        return None  # on [5, 5, 5, 5] str.replace makes the same answer: that hint decides
+    if got == _merge_first_only(ids, pair, idx) != expected:
         return (
-            "only the first occurrence was replaced: keep scanning to the end of the list "
-            "after a merge, every occurrence of the pair becomes the new id."
+            f"only the first occurrence of {pair} was merged, and the rest of the list was "
+            "copied as it was: after a merge, keep looking for the pair to the end of the "
+            "list (a return or break inside the loop stops too early)."
         )
     return None
+
+
+#: What the check says of a merge that hands back the caller's own list.
+_NEW_LIST = (
+    "the exercise asks for a new list, and yours returned ids itself (the caller's own list "
+    "object) when nothing merged. The caller then holds one list under two names: appending "
+    "to the result would change ids too. Build a new list in every case (list(ids) copies "
+    "one), and leave ids itself as it was."
+)
+
+
+def _merge_call(fn: Any, args: tuple, kwargs: dict) -> Any:
+    """Call ``fn`` and refuse an answer that is the caller's own list, left as it was (a
+    changed list is the "arguments unchanged" rule's, which names what changed)."""
+    ids = args[0]
+    before = list(ids)
+    answer = fn(*args, **kwargs)
+    if answer is ids and ids == before:
+        _reject("ids itself, the caller's list object", _NEW_LIST)
+    return answer
+
+
+def _reject(what: str, hint: str) -> None:
+    """Fail a call whose answer is right but is not the new list the exercise asks for."""
+    raise Violation(what, hint)
 
 
 # --- merge tables (for chapter 03's checks) --------------------------------------------------
@@ -333,15 +393,16 @@ EXERCISES: dict[str, Entry] = {
             _merge_cases,
             normalize=list,
             returns=list_of(INT),
+            call=_merge_call,
             solution=first_steps.merge,
             hints=(
                 _merge_hint_bounds,
                 _merge_hint_right_to_left,
+                _merge_hint_first_only,
                 _merge_hint_replace,
                 _merge_hint_digits,
                 _merge_hint_overlap,
                 _merge_hint_step_one,
-                _merge_hint_first_only,
             ),
         ),
     ),
