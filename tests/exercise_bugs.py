@@ -1690,7 +1690,7 @@ def _(text, merges):
     return _ways(text.encode("utf-8"), list(vocab.values()))
 
 
-# --- encode_two_bytes --------------------------------------------------------------------------
+# --- utf8_encode: the 2-byte form, the first a learner writes by hand ------------------------
 
 
 def _two_bytes_wrong(cp, two_bytes):
@@ -1755,8 +1755,9 @@ def _(cp):
     return _two_bytes_wrong(cp, lambda cp: [0b11000000 | (cp >> 6), 0b10000000 | (cp & 0xFF)])
 
 
-@bug("utf8_encode", "utf8-encode-no-lower-bound", "no check for negative integers: bytes([-1]) "
-     "raises a ValueError by luck", hint="does not name it, so test 0 <= code_point")  # fmt: skip
+@bug("utf8_encode", "utf8-encode-no-lower-bound",
+     "no check for negative integers: bytes([-1]) raises a ValueError by luck",
+     hint="so test 0 <= code_point <= 0x10FFFF yourself")  # fmt: skip
 def _(cp):
     if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
         raise ValueError(f"{cp:#x} has no UTF-8 encoding")

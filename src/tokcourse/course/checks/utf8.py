@@ -66,8 +66,8 @@ def _spellings(cp: int) -> tuple[str, ...]:
 _NAMES_CODE_POINT = Names(
     "naming the integer",
     lambda case: [_spellings(case.args[0])],
-    "the integer you were given: the ValueError that bytes() raises for a value outside "
-    "0..255 does not name it, so test 0 <= code_point <= 0x10FFFF yourself and raise your own",
+    "the integer you were given; the ValueError of bytes([...]) for a byte outside 0..255 does "
+    "not name it, so test 0 <= code_point <= 0x10FFFF yourself",
 )
 
 
