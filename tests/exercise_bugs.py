@@ -1711,56 +1711,88 @@ def _(text, merges):
     return _ways(text.encode("utf-8"), list(vocab.values()))
 
 
-# --- encode_two_bytes --------------------------------------------------------------------------
+# --- utf8_encode: the 2-byte form, the first a learner writes by hand ------------------------
 
 
-@bug("encode_two_bytes", "two-bytes-no-markers", "the bits without 110 and 10 in front",
-     hint="the first byte must start with 110")  # fmt: skip
+def _two_bytes_wrong(cp, two_bytes):
+    """A correct encoder whose 2-byte form is built by ``two_bytes``: the classic mistakes of the
+    first form a learner writes by hand."""
+    if 0x80 <= cp <= 0x7FF:
+        return bytes(two_bytes(cp))
+    return utf8.utf8_encode(cp)
+
+
+@bug("utf8_encode", "two-bytes-no-markers", "the 2-byte form: the bits without 110 and 10",
+     hint="none of the markers")  # fmt: skip
 def _(cp):
-    return bytes([cp >> 6, cp & 0b111111])
+    return _two_bytes_wrong(cp, lambda cp: [cp >> 6, cp & 0b111111])
 
 
-@bug("encode_two_bytes", "two-bytes-swapped", "the low 6 bits in the first byte",
-     hint="the first byte carries the highest 5")  # fmt: skip
+@bug("utf8_encode", "two-bytes-swapped", "the 2-byte form: the low 6 bits in the first byte",
+     hint="the last byte the lowest 6")  # fmt: skip
 def _(cp):
-    return bytes([0b11000000 | (cp & 0b111111), 0b10000000 | (cp >> 6)])
+    return _two_bytes_wrong(cp, lambda cp: [0b11000000 | (cp & 0b111111), 0b10000000 | (cp >> 6)])
 
 
-@bug("encode_two_bytes", "two-bytes-split-6-5", "6 bits in the lead byte, 5 in the other",
-     hint="put the first 5 after 110")  # fmt: skip
+@bug("utf8_encode", "two-bytes-split-6-5", "the 2-byte form: 6 bits in the lead, 5 in the other",
+     hint="carries exactly 6 bits")  # fmt: skip
 def _(cp):
-    return bytes([0b11000000 | ((cp >> 5) & 0b11111), 0b10000000 | (cp & 0b11111)])
+    return _two_bytes_wrong(
+        cp, lambda cp: [0b11000000 | ((cp >> 5) & 0b11111), 0b10000000 | (cp & 0b11111)]
+    )
 
 
-@bug("encode_two_bytes", "two-bytes-no-mask", "forgets to keep only the low 6 bits",
-     hint="keeps only the low 6 bits")  # fmt: skip
+@bug("utf8_encode", "two-bytes-no-mask", "the 2-byte form: forgets to keep only the low 6 bits",
+     hint="Keep only 6 bits in each continuation byte")  # fmt: skip
 def _(cp):
-    return bytes([0b11000000 | (cp >> 6), 0b10000000 | cp])
+    return _two_bytes_wrong(cp, lambda cp: [0b11000000 | (cp >> 6), 0b10000000 | cp])
 
 
-@bug("encode_two_bytes", "two-bytes-three-byte-marker", "starts the lead byte with 1110",
-     hint="the first byte must start with 110")  # fmt: skip
+@bug("utf8_encode", "two-bytes-three-byte-marker", "the 2-byte form: lead byte starts with 1110",
+     hint="starts with n ones and a zero")  # fmt: skip
 def _(cp):
-    return bytes([0b11100000 | (cp >> 6), 0b10000000 | (cp & 0b111111)])
+    return _two_bytes_wrong(cp, lambda cp: [0b11100000 | (cp >> 6), 0b10000000 | (cp & 0b111111)])
 
 
-@bug("encode_two_bytes", "two-bytes-ten-digits", "pads the code point to 10 binary digits",
-     hint="pad to 11")  # fmt: skip
+@bug("utf8_encode", "two-bytes-ten-digits", "the 2-byte form: pads the code point to 10 digits",
+     hint="pad the code point to the form's full width")  # fmt: skip
 def _(cp):
-    bits = f"{cp:010b}"
-    return bytes([int("110" + bits[:4], 2), int("10" + bits[4:], 2)])
+    def two(cp):
+        bits = f"{cp:010b}"
+        return [int("110" + bits[:4], 2), int("10" + bits[4:], 2)]
+
+    return _two_bytes_wrong(cp, two)
 
 
-@bug("encode_two_bytes", "two-bytes-mask-0xff", "keeps 8 bits in the continuation byte",
+@bug("utf8_encode", "two-bytes-marker-one-bit-short", "the 2-byte lead marker as 0b1100000",
+     hint="its marker sits one bit too far right")  # fmt: skip
+def _(cp):
+    return _two_bytes_wrong(cp, lambda cp: [0b1100000 | (cp >> 6), 0b10000000 | (cp & 0b111111)])
+
+
+@bug("utf8_encode", "two-bytes-mask-0xff", "the 2-byte form: keeps 8 bits in the continuation",
      hint="carries only 6 bits")  # fmt: skip
 def _(cp):
-    return bytes([0b11000000 | (cp >> 6), 0b10000000 | (cp & 0xFF)])
+    return _two_bytes_wrong(cp, lambda cp: [0b11000000 | (cp >> 6), 0b10000000 | (cp & 0xFF)])
 
 
-@bug("encode_two_bytes", "two-bytes-codec", "lets Python's codec do it: chr(cp).encode()",
-     rule="work", hint="move the bits yourself")  # fmt: skip
+@bug("utf8_encode", "utf8-encode-no-lower-bound",
+     "no check for negative integers: bytes([-1]) raises a ValueError by luck",
+     hint="so test 0 <= code_point <= 0x10FFFF yourself")  # fmt: skip
 def _(cp):
-    return chr(cp).encode()
+    if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+        raise ValueError(f"{cp:#x} has no UTF-8 encoding")
+    if cp < 0x80:
+        return bytes([cp])
+    return utf8.utf8_encode(cp)
+
+
+@bug("utf8_encode", "utf8-encode-unnamed-error", "raises ValueError without naming the integer",
+     hint="naming the integer")  # fmt: skip
+def _(cp):
+    if not 0 <= cp <= 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+        raise ValueError("no UTF-8 encoding")
+    return utf8.utf8_encode(cp)
 
 
 @bug("utf8_encode", "utf8-encode-codec", "chr(cp).encode(), its error turned into ValueError",
@@ -1768,8 +1800,8 @@ def _(cp):
 def _(cp):
     try:
         return chr(cp).encode()
-    except UnicodeEncodeError as err:
-        raise ValueError(str(err)) from None
+    except ValueError as err:  # chr's for a negative cp, or the codec's
+        raise ValueError(f"{cp}: {err}") from None
 
 
 @bug("utf8_encode", "utf8-encode-codec-bytes", "bytes(chr(cp), 'utf-8'): the codec by name",
@@ -1777,8 +1809,8 @@ def _(cp):
 def _(cp):
     try:
         return bytes(chr(cp), "utf-8")
-    except UnicodeEncodeError as err:
-        raise ValueError(str(err)) from None
+    except ValueError as err:  # chr's for a negative cp, or the codec's
+        raise ValueError(f"{cp}: {err}") from None
 
 
 @bug("utf8_encode", "utf8-encode-own-error-class", "raises its own subclass of ValueError",
@@ -1808,10 +1840,10 @@ def _(cp):
     return utf8.utf8_encode(cp)
 
 
-@bug("encode_two_bytes", "two-bytes-bytes-reversed", "the right two bytes, in reverse order",
-     hint="both bytes are right but in the wrong order")  # fmt: skip
+@bug("utf8_encode", "two-bytes-bytes-reversed", "the 2-byte form: right bytes, reverse order",
+     hint="the right bytes in the wrong order")  # fmt: skip
 def _(cp):
-    return bytes([0b10000000 | (cp & 0b111111), 0b11000000 | (cp >> 6)])
+    return _two_bytes_wrong(cp, lambda cp: [0b10000000 | (cp & 0b111111), 0b11000000 | (cp >> 6)])
 
 
 @bug("utf8_encode", "utf8-encode-codec-alias", "bytes(chr(cp), 'cp65001'): UTF-8 by an alias",
@@ -1819,8 +1851,8 @@ def _(cp):
 def _(cp):
     try:
         return bytes(chr(cp), "cp65001")
-    except UnicodeEncodeError as err:
-        raise ValueError(str(err)) from None
+    except ValueError as err:  # chr's for a negative cp, or the codec's
+        raise ValueError(f"{cp}: {err}") from None
 
 
 #: A codec's name kept in a module-level variable, read by the bug below.
@@ -1832,13 +1864,8 @@ _ENCODING = "utf-8"
 def _(cp):
     try:
         return bytes(chr(cp), _ENCODING)
-    except UnicodeEncodeError as err:
-        raise ValueError(str(err)) from None
-
-
-@bug("encode_two_bytes", "two-bytes-list", "returns a list of ints, not bytes")
-def _(cp):
-    return [0b11000000 | (cp >> 6), 0b10000000 | (cp & 0b111111)]
+    except ValueError as err:  # chr's for a negative cp, or the codec's
+        raise ValueError(f"{cp}: {err}") from None
 
 
 # --- utf8_encode -------------------------------------------------------------------------------
@@ -1863,7 +1890,8 @@ def _(cp):
     return _encode_utf8_with(cp, limits=(0x7E, 0x7FE, 0xFFFE))
 
 
-@bug("utf8_encode", "utf8-encode-no-continuation-marker", "forgets the 10xxxxxx marker")
+@bug("utf8_encode", "utf8-encode-no-continuation-marker", "forgets the 10xxxxxx marker",
+     hint="holds its 6 payload bits but not its marker")  # fmt: skip
 def _(cp):
     return _encode_utf8_with(cp, marker=0)
 

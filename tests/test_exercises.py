@@ -346,10 +346,17 @@ def test_a_codec_name_in_an_error_message_is_not_a_codec_call():
     """Chapter 01's no-codec rule reads the code, but "UTF-8" in the message of the error the
     function raises (or of an assert) does not hand the work to the codec."""
 
-    def encode_two_bytes(code_point):
+    def two_bytes(code_point):
         if not 0x80 <= code_point <= 0x7FF:
-            raise ValueError("UTF-8")
+            raise ValueError(f"{code_point} is not UTF-8 in two bytes")
         return bytes([0b11000000 | code_point >> 6, 0b10000000 | code_point & 0b111111])
+
+    def by_form(code_point):
+        if 0x80 <= code_point <= 0x7FF:
+            return two_bytes(code_point)
+        if not 0 <= code_point <= 0x10FFFF or 0xD800 <= code_point <= 0xDFFF:
+            raise ValueError(f"{code_point} has no encoding in UTF-8")
+        return utf8.utf8_encode(code_point)
 
     def utf8_encode(code_point):
         assert isinstance(code_point, int), "utf-8 encodes code points"
@@ -358,13 +365,13 @@ def test_a_codec_name_in_an_error_message_is_not_a_codec_call():
         return utf8.utf8_encode(code_point)
 
     def by_name(code_point):  # the codec's name passed to bytes() is still refused
-        if not 0x80 <= code_point <= 0x7FF:
-            raise ValueError("utf-8")
+        if not 0 <= code_point <= 0x10FFFF or 0xD800 <= code_point <= 0xDFFF:
+            raise ValueError(f"{code_point} is not utf-8")
         return bytes(chr(code_point), "utf-8")
 
-    assert run_check(check.exercise("encode_two_bytes"), encode_two_bytes, quiet=True).passed
+    assert run_check(check.exercise("utf8_encode"), by_form, quiet=True).passed
     assert run_check(check.exercise("utf8_encode"), utf8_encode, quiet=True).passed
-    result = run_check(check.exercise("encode_two_bytes"), by_name, quiet=True)
+    result = run_check(check.exercise("utf8_encode"), by_name, quiet=True)
     assert not result.passed and "'utf-8'" in result.message
 
 

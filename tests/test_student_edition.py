@@ -305,3 +305,37 @@ def test_glued_values_come_from_the_executed_notebook(tmp_path):
     assert got == "1,234,567 tokens, 43.2%, 'GPT-4', `{glue}`n``"
     with pytest.raises(myst.MystError, match="no glued value 'm'"):
         myst.convert("{glue:text}`m`", ctx(glue=values))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_solution_code_renders_inside_the_collapsed_block(editions, path):
+    """Jupyter renders Markdown as CommonMark, then keeps <details> and <summary> (JupyterLab's
+    sanitizer allows both): a solution's code must land inside the closed block, under its
+    summary, never in the open where a student would read it by accident."""
+    from html.parser import HTMLParser
+
+    from markdown_it import MarkdownIt
+
+    class Where(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.open: list[str] = []
+            self.pre_outside = 0
+            self.summaries = 0
+
+        def handle_starttag(self, tag, attrs):
+            self.pre_outside += tag == "pre" and "details" not in self.open
+            self.summaries += tag == "summary" and self.open == ["details"]
+            self.open.append(tag)
+
+        def handle_endtag(self, tag):
+            if tag in self.open:
+                del self.open[len(self.open) - self.open[::-1].index(tag) - 1 :]
+
+    nb = read(editions, path)
+    cells = [c.source for c in nb.cells if "<summary>Solution to" in c.source]
+    assert len(cells) == len(tagged(nb, STUB))
+    for source in cells:
+        where = Where()
+        where.feed(MarkdownIt("commonmark").render(source))
+        assert where.pre_outside == 0 and where.summaries >= 1, source[:200]

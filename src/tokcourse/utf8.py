@@ -36,7 +36,6 @@ __all__ = [
     "MAX_CODE_POINT",
     "bit_layout",
     "byte_kind",
-    "encode_two_bytes",
     "utf8_decode",
     "utf8_encode",
     "utf8_length",
@@ -64,26 +63,6 @@ def utf8_length(code_point: int) -> int:
         if first <= code_point <= last:
             return n
     raise ValueError(f"code point {code_point!r} is outside Unicode's range 0..0x10FFFF")
-
-
-# fmt: off
-def encode_two_bytes(code_point: int) -> bytes:
-    """The two UTF-8 bytes of a code point from U+0080 to U+07FF.
-
-    Its 11 bits go 5 into the lead byte (after the marker 110) and 6 into
-    the continuation byte (after the marker 10).
-
-    >>> encode_two_bytes(ord("é"))
-    b'\\xc3\\xa9'
-    """
-    if not 0x80 <= code_point <= 0x7FF:
-        raise ValueError(
-            f"code point {code_point!r} does not take two bytes in UTF-8 "
-            "(0x80..0x7FF)"
-        )
-    high, low = code_point >> 6, code_point & 0b111111  # 5 bits, 6 bits
-    return bytes([0b11000000 | high, 0b10000000 | low])
-# fmt: on
 
 
 # fmt: off

@@ -34,7 +34,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "01",
         "unicode_utf8",
         "Strings, Unicode and UTF-8",
-        ("encode_two_bytes", "utf8_encode", "byte_kind", "utf8_decode"),
+        ("utf8_encode", "byte_kind", "utf8_decode"),
     ),
     Chapter("02", "bpe", "Byte Pair Encoding", ("train", "most_frequent_pair")),
     Chapter(

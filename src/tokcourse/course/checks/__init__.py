@@ -3,8 +3,7 @@
 =================== ========= ====================================================
 module              chapter   exercises
 =================== ========= ====================================================
-``utf8``            01        encode_two_bytes, utf8_encode, byte_kind,
-                              utf8_decode
+``utf8``            01        utf8_encode, byte_kind, utf8_decode
 ``bpe_training``    00        get_stats, merge
 ``trainer``         02        train, most_frequent_pair
 ``encode_decode``   03        encode, decode_stream, count_spellings

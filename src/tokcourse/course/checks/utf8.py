@@ -1,4 +1,4 @@
-"""Chapter 01: UTF-8 by hand (encode_two_bytes, utf8_encode, byte_kind, utf8_decode).
+"""Chapter 01: UTF-8 by hand (utf8_encode, byte_kind, utf8_decode).
 
 Cases (curated edge cases, then seeded random inputs) and hints for each exercise, and the
 ``EXERCISES`` table that registers them with the check engine.
@@ -29,65 +29,10 @@ from tokcourse.course.exercises import (
     Case,
     Entry,
     Exercise,
+    Names,
     Raised,
     list_of,
 )
-
-# --- encode_two_bytes --------------------------------------------------------------------------
-
-
-def _two_bytes_cases() -> Iterator[Case]:
-    # the ends of the 2-byte form, characters of the chapter, the edges of a byte's worth
-    for cp in (0x80, 0xE9, 0xFF, 0x100, 0x3FF, 0x400, 0x416, 0x627, 0x7FF):
-        yield Case((cp,))
-    rng = random.Random(10)
-    for _ in range(40):
-        yield Case((rng.randint(0x80, 0x7FF),))
-
-
-def _two_bytes_hint_length(case: Case, expected: Any, got: Any) -> str | None:
-    if isinstance(got, bytes) and len(got) != 2:
-        return (
-            f"{len(got)} byte(s): every code point from 0x80 to 0x7FF takes exactly two, "
-            "110xxxxx 10xxxxxx."
-        )
-    return None
-
-
-def _two_bytes_hint_range(case: Case, expected: Any, got: Any) -> str | None:
-    if isinstance(got, ValueError) and "256" in str(got):
-        return (
-            "a byte holds 0..255, so a value you passed to bytes() was too big: the second "
-            "byte keeps only the low 6 bits (code_point & 0b111111), the first only the "
-            "bits above them (code_point >> 6)."
-        )
-    return None
-
-
-def _two_bytes_by_width(cp: int, width: int) -> set[bytes]:
-    """What the string way gives with ``width`` binary digits instead of 11, cut either
-    keeping the last 6 for the second byte or the first 5 for the lead byte."""
-    bits = f"{cp:0{width}b}"
-    made = set()
-    for high, low in ((bits[:-6], bits[-6:]), (bits[:5], bits[5:11])):
-        try:
-            made.add(bytes([int("110" + high, 2), int("10" + low, 2)]))
-        except ValueError:  # a byte above 255
-            pass
-    return made
-
-
-def _two_bytes_hint_width(case: Case, expected: Any, got: Any) -> str | None:
-    (cp,) = case.args
-    for width in (8, 9, 10, 12, 16):
-        if got in _two_bytes_by_width(cp, width):
-            return (
-                f"the code point was written with {width} binary digits: the 2-byte form "
-                "holds exactly 11 (5 + 6), so pad to 11, f'{code_point:011b}', before you "
-                "cut it."
-            )
-    return None
-
 
 _NO_MASK = (
     "a continuation byte carries only 6 bits of the code point: with more, the higher bits "
@@ -96,38 +41,34 @@ _NO_MASK = (
 )
 
 
-def _two_bytes_hint_markers(case: Case, expected: Any, got: Any) -> str | None:
-    if not (isinstance(got, bytes) and len(got) == 2):
-        return None
-    if got[0] == expected[0] and got[1] >> 6 != 0b10 and got[1] & 0x3F == expected[1] & 0x3F:
-        return _NO_MASK
-    if got == expected[::-1]:
-        return (
-            "both bytes are right but in the wrong order: the lead byte, 110xxxxx, comes "
-            "first and announces the character; the continuation byte, 10xxxxxx, follows it."
-        )
-    if got[0] >> 5 != 0b110 or got[1] >> 6 != 0b10:
-        return (
-            "the markers are missing or wrong: the first byte must start with 110 "
-            "(0b11000000 | ...), the second with 10 (0b10000000 | ...)."
-        )
-    return None
+_NO_CONTINUATION_MARKER = (
+    "a continuation byte holds its 6 payload bits but not its marker: every byte after the "
+    "first must look like 10xxxxxx, so OR the 6 bits with 0b10000000 (0x80)."
+)
 
 
-def _two_bytes_hint_bits(case: Case, expected: Any, got: Any) -> str | None:
-    if not (isinstance(got, bytes) and len(got) == 2):
-        return None
-    (cp,) = case.args
-    high, low = cp >> 6, cp & 0b111111
-    if high != low and (got[0] & 0b11111, got[1] & 0b111111) == (low & 0b11111, high):
-        return (
-            "the bits are in the wrong bytes: the first byte carries the highest 5 of the "
-            "11 bits (code_point >> 6), the second the lowest 6 (code_point & 0b111111)."
-        )
-    return (
-        f"{cp:#x} is {cp:011b} in 11 bits: put the first 5 after 110 in the first byte and "
-        "the last 6 after 10 in the second (code_point >> 6, code_point & 0b111111)."
-    )
+def _lead_one_bit_short(got: bytes, expected: bytes) -> bool:
+    """Whether the lead byte carries its marker one place too far right (``0b1100000 | ...``
+    instead of ``0b11000000 | ...``), the rest of it right."""
+    n = len(expected)
+    payload = expected[0] & (0x7F >> n)
+    return n > 1 and got[0] == ((expected[0] - payload) >> 1) | payload
+
+
+def _spellings(cp: int) -> tuple[str, ...]:
+    """Ways to write the integer ``cp`` in an error message: decimal, hex, U+ notation."""
+    if cp < 0:
+        return (str(cp), f"{cp:#x}", f"-0x{-cp:X}")
+    return (str(cp), f"{cp:#x}", f"0x{cp:X}", f"{cp:#06x}", f"0x{cp:04X}", f"U+{cp:04X}")
+
+
+#: What the ValueError of utf8_encode must name: the integer it was given, in any spelling.
+_NAMES_CODE_POINT = Names(
+    "naming the integer",
+    lambda case: [_spellings(case.args[0])],
+    "the integer you were given; the ValueError of bytes([...]) for a byte outside 0..255 does "
+    "not name it, so test 0 <= code_point <= 0x10FFFF yourself",
+)
 
 
 # --- utf8_encode -------------------------------------------------------------------------------
@@ -138,7 +79,7 @@ _UTF8_EDGES += (0x10000, 0x1F917, 0x10FFFF)
 # noncharacters: never assigned, still encodable
 _UTF8_EDGES += (0xFDD0, 0xFFFE, 0x1FFFF)
 # Not encodable: the surrogates' edges, and values outside Unicode. The answer is ValueError.
-_UTF8_REFUSED = (0xD800, 0xDBFF, 0xDC00, 0xDFFF, -1, 0x110000)
+_UTF8_REFUSED = (0xD800, 0xDBFF, 0xDC00, 0xDFFF, -1, -0x41, 0x110000)
 
 
 def _utf8_encode_cases() -> Iterator[Case]:
@@ -223,10 +164,32 @@ def _utf8_encode_hint_length(case: Case, expected: Any, got: Any) -> str | None:
 def _utf8_encode_hint_markers(case: Case, expected: Any, got: Any) -> str | None:
     if not (isinstance(got, bytes) and isinstance(expected, bytes) and len(got) == len(expected)):
         return None
-    if got[0] == expected[0] and any(
-        g >> 6 != 0b10 and g & 0x3F == e & 0x3F for g, e in zip(got[1:], expected[1:], strict=True)
-    ):
+    if len(got) > 1 and got == expected[::-1]:
+        return (
+            "the right bytes in the wrong order: the lead byte (110xxxxx, 1110xxxx or "
+            "11110xxx) comes first and announces the character; the continuation bytes, "
+            "10xxxxxx, follow it."
+        )
+    tails = list(zip(got[1:], expected[1:], strict=True))
+    lead_payload = expected[0] & (0x7F >> len(got))
+    if len(got) > 1 and got[0] == lead_payload and all(g == e & 0x3F for g, e in tails):
+        return (
+            "the bytes hold the right payload bits but none of the markers: the lead byte "
+            "needs n ones and a zero in front (0b11000000 | ... for 2 bytes, 0b11100000 | ... "
+            "for 3, 0b11110000 | ... for 4), every continuation byte 10 (0b10000000 | ...)."
+        )
+    if got[0] == expected[0] and any(g != e and g == e & 0x3F for g, e in tails):
+        return _NO_CONTINUATION_MARKER
+    if got[0] == expected[0] and any(g >> 6 != 0b10 and g & 0x3F == e & 0x3F for g, e in tails):
         return _NO_MASK
+    if _lead_one_bit_short(got, expected) and got[1:] == expected[1:]:
+        return (
+            f"your lead byte is {got[0]:08b}: its marker sits one bit too far right, so the "
+            "byte starts with 0 and reads as ASCII. The marker has 8 binary digits, "
+            "0b11000000 (0xC0), 0b11100000 (0xE0) or 0b11110000 (0xF0), not 0b1100000. Built "
+            "from a string of binary digits, pad the code point to the form's full width "
+            "first (11, 16 or 21 digits: f'{code_point:011b}')."
+        )
     if any(b >> 6 != 0b10 for b in got[1:]):
         return (
             "every byte after the first must look like 10xxxxxx: OR the 6 payload bits with "
@@ -243,9 +206,10 @@ def _utf8_encode_hint_markers(case: Case, expected: Any, got: Any) -> str | None
 def _utf8_encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
     if isinstance(got, bytes) and isinstance(expected, bytes) and len(got) == len(expected):
         return (
-            "the markers are right but the payload bits are not in order. The first byte "
-            "carries the highest bits (code_point >> 6 * (n - 1)), each next byte the next "
-            "6, the last byte the lowest 6 (code_point & 0b111111)."
+            "the markers are right but the payload bits are not where they belong. Each "
+            "continuation byte carries exactly 6 bits: the last byte the lowest 6 "
+            "(code_point & 0b111111), the one before it the next 6; the first byte carries "
+            "the highest bits, what is left above them (code_point >> 6 * (n - 1))."
         )
     return None
 
@@ -300,24 +264,6 @@ def _byte_kind_hint(case: Case, expected: Any, got: Any) -> str | None:
 
 
 EXERCISES: dict[str, Entry] = {
-    "encode_two_bytes": Entry(
-        "encode_two_bytes(code_point) -> bytes",
-        lambda: Exercise(
-            "encode_two_bytes",
-            utf8.encode_two_bytes,
-            _two_bytes_cases,
-            call=_without_codec,
-            normalize=bytes,
-            returns=BYTES,
-            hints=(
-                _two_bytes_hint_length,
-                _two_bytes_hint_range,
-                _two_bytes_hint_width,
-                _two_bytes_hint_markers,
-                _two_bytes_hint_bits,
-            ),
-        ),
-    ),
     "utf8_encode": Entry(
         "utf8_encode(code_point) -> bytes",
         lambda: Exercise(
@@ -327,6 +273,7 @@ EXERCISES: dict[str, Entry] = {
             call=_without_codec,
             normalize=bytes,
             returns=BYTES,
+            names=_NAMES_CODE_POINT,
             hints=(
                 _utf8_encode_hint_refuse,
                 _utf8_encode_hint_noncharacter,
