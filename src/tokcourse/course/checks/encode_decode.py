@@ -7,11 +7,16 @@ Cases (curated edge cases, then seeded random inputs) and hints for each exercis
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tokcourse import bpe, stream
-from tokcourse.course.checks import _no_codec
+from tokcourse.course.checks._encode_cost import (
+    NOT_THE_TABLE,
+    SHORT_TEXT,
+    large_table,
+    run_encode,
+)
 from tokcourse.course.checks._stream_decode import (
     _decode_stream_cases,
     _decode_stream_hint,
@@ -46,80 +51,6 @@ _WRONG_CHOICES = (
     ("abcd", {(97, 98): 256, (256, 99): 257, (99, 100): 258}),
 )
 
-#: The cost rule: a large table and a short text; the merges looked at are counted.
-_NOT_THE_TABLE = "does not grow with the size of the merge table"
-_LARGE = 1_000  # a table at least this large is handed over counted
-_SHORT_TEXT = "the quick brown fox jumps"
-
-
-def _large_table() -> dict[tuple[int, int], int]:
-    """Thousands of merges: every pair of lower-case letters and space (in a seeded order),
-    then pairs of the first of those tokens."""
-    symbols = [32, *range(97, 123)]
-    pairs = [(a, b) for a in symbols for b in symbols]
-    random.Random(21).shuffle(pairs)
-    merges = {pair: 256 + i for i, pair in enumerate(pairs)}
-    first = list(merges.values())[:60]
-    for a in first:
-        for b in first:
-            merges[a, b] = 256 + len(merges)
-    return merges
-
-
-def _allowed(n_bytes: int) -> int:
-    """How many merges an encode may look at for a text of ``n_bytes`` bytes: a few per pair
-    of neighbours and step, far more than the loop that picks the lowest id needs."""
-    return 4 * max(n_bytes, 2) ** 2
-
-
-class _CountedMerges(Mapping):
-    """A read-only view of a merges dict that counts the merges looked at: each lookup
-    (``[]``, ``in``, ``get``) and each pair met when walking it (``for``, ``items()``...)."""
-
-    def __init__(self, merges: dict) -> None:
-        self._merges = merges
-        self.looked_at = 0
-
-    def __getitem__(self, pair: Any) -> int:
-        self.looked_at += 1
-        return self._merges[pair]
-
-    def __contains__(self, pair: object) -> bool:
-        self.looked_at += 1
-        return pair in self._merges
-
-    def __iter__(self) -> Iterator:
-        for pair in self._merges:
-            self.looked_at += 1
-            yield pair
-
-    def __len__(self) -> int:
-        return len(self._merges)
-
-    def __repr__(self) -> str:
-        return f"<{len(self._merges):,} merges>"
-
-
-def _run_encode(fn: Callable, args: tuple, kwargs: dict) -> Any:
-    """Call ``encode``; on a large table, count the merges it looks at and refuse an encode
-    that walks the table (the "work" rule)."""
-    text, merges = args
-    if len(merges) < _LARGE:
-        return fn(*args, **kwargs)
-    counted = _CountedMerges(merges)
-    answer = fn(text, counted, **kwargs)
-    n_bytes = len(text.encode("utf-8"))
-    if counted.looked_at > _allowed(n_bytes):
-        _no_codec._reject(
-            f"your encode looked at {counted.looked_at:,} merges for a text of {n_bytes} "
-            f"bytes: it walks the whole table of {len(merges):,}",
-            "replaying the merges (one pass per merge, or any loop over merges.items()) does "
-            "work for every merge of the table, 50,000 of them for GPT-2, whether or not its "
-            "pair occurs in the text. Start from the pairs of neighbours in the text and look "
-            "up only those: which of them would training have merged first?",
-        )
-    return answer
-
 
 def _encode_cases() -> Iterator[Case]:
     yield from (
@@ -133,7 +64,7 @@ def _encode_cases() -> Iterator[Case]:
         Case(("aaab", _AAA)),
         Case(("aaaab", _AAA)),
         Case(("€", _AAA)),
-        Case((_SHORT_TEXT, _large_table()), rule=_NOT_THE_TABLE),
+        Case((SHORT_TEXT, large_table()), rule=NOT_THE_TABLE),
     )
     rng = random.Random(6)
     for merges in _trained_merges():
@@ -417,7 +348,7 @@ EXERCISES: dict[str, Entry] = {
             "encode",
             bpe.encode,
             _encode_cases,
-            call=_run_encode,
+            call=run_encode,
             normalize=list,
             returns=list_of(INT),
             hints=(
