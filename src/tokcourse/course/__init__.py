@@ -36,7 +36,7 @@ Display and results:
 * ``forest``         merge trees: layout and drawing
 * ``traced``         chapter 02's training loop with a record of each step and a pluggable
   tie rule, numpy-fast for a whole novel
-* ``merge_order``    encoding by three candidate rules for the next merge (chapter 03 runs them
+* ``merge_order``    encoding by four candidate rules for the next merge (chapter 03 runs them
   before its ``encode`` exercise)
 * ``plotting``       plotly set-up for notebooks and the static book
 * ``benchmarks``     the measured numbers of ``benchmarks/`` (``results.json``) for chapter 13

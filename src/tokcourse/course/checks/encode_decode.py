@@ -40,7 +40,8 @@ _MIN_NOT_MAX = {(97, 97): 256, (97, 98): 257}  # "aab": merge 256 first, not 257
 
 
 #: The lowest merge id first, on inputs where each wrong choice gives its own answer: the
-#: highest id, the most frequent pair, the smallest pair (by its ids), the leftmost pair.
+#: highest id, the most frequent pair, the smallest pair (by its ids), the leftmost pair, the
+#: longest token from the left.
 _LOWEST_ID = "as training would have cut it"
 _WRONG_CHOICES = (
     ("aab", _MIN_NOT_MAX),
@@ -49,6 +50,8 @@ _WRONG_CHOICES = (
     ("abbba", {(97, 98): 256, (98, 97): 257, (98, 98): 258}),
     # a merge makes a pair with a lower id than one still waiting: ab, then (ab)c, not cd
     ("abcd", {(97, 98): 256, (256, 99): 257, (99, 100): 258}),
+    # "aaa" is a token, but training cut a a a into aa a: the longest match is wrong
+    ("aaa", {(97, 97): 256, (97, 256): 257}),
 )
 
 
@@ -71,6 +74,27 @@ def _encode_cases() -> Iterator[Case]:
         for _ in range(8):
             text = "".join(rng.choice("ab cthe.!👋é") for _ in range(rng.randrange(0, 30)))
             yield Case((text, merges))
+
+
+def _encode_hint_code_points(case: Case, expected: Any, got: Any) -> str | None:
+    text, merges = case.args
+    if not isinstance(got, list) or text.isascii() or got == expected:
+        return None
+    ids = [ord(c) for c in text]
+    while len(ids) >= 2:
+        pairs = [p for p in bpe.get_stats(ids) if p in merges]
+        if not pairs:
+            break
+        pair = min(pairs, key=merges.__getitem__)
+        ids = bpe.merge(ids, pair, merges[pair])
+    if got != ids:
+        return None
+    c = next(c for c in text if not c.isascii())
+    return (
+        f"your ids start from the code points of the text (ord({c!r}) is {ord(c)}), not from "
+        f"its UTF-8 bytes ({list(c.encode('utf-8'))}). The merges join byte ids 0 to 255, and "
+        "a code point above 255 is no byte: start from list(text.encode('utf-8'))."
+    )
 
 
 def _encode_hint_guard(case: Case, expected: Any, got: Any) -> str | None:
@@ -125,6 +149,37 @@ _CHOICES: tuple[tuple[str, Callable], ...] = (
 )
 
 
+def _encode_longest(text: str, merges: dict) -> list[int]:
+    """Greedy longest match (as WordPiece encodes): from the left, the longest token of the
+    vocabulary that the remaining bytes start with (for the hint)."""
+    token_id = {token: idx for idx, token in bpe.build_vocab(merges).items()}
+    longest = max(map(len, token_id))
+    data, ids, i = text.encode("utf-8"), [], 0
+    while i < len(data):
+        j = next(j for j in range(min(len(data), i + longest), i, -1) if data[i:j] in token_id)
+        ids.append(token_id[data[i:j]])
+        i = j
+    return ids
+
+
+#: Greedy longest match, in words.
+_LONGEST = "it takes the longest token of the vocabulary, from the left (greedy longest match)"
+
+
+def _wrong_orders(text: str, merges: dict, got: list[int]) -> list[str]:
+    """Every wrong rule that gives ``got`` on this input, one description per rule."""
+    ways = []
+    for what, choose in _CHOICES:
+        pick = lambda c, ids, f=choose: f(c, ids, merges)  # noqa: E731
+        if got == _encode_choosing(text, merges, pick):
+            ways.append(f"each step merges {what}")
+        elif got == _encode_choosing(text, merges, pick, once=True):
+            ways.append(f"each step merges {what}, at its leftmost occurrence only")
+    if got == _encode_longest(text, merges):
+        ways.append(_LONGEST)
+    return ways
+
+
 def _encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
     text, merges = case.args
     if not isinstance(got, list) or got == expected:
@@ -139,29 +194,24 @@ def _encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
             f"Apply one merge, the lowest id ({first} -> {merges[first]} on {text!r}), then "
             "look at the pairs again."
         )
-    ways = [
-        what
-        for what, choose in _CHOICES
-        if got == _encode_choosing(text, merges, lambda c, ids, f=choose: f(c, ids, merges))
-    ]
-    once = [
-        what
-        for what, choose in _CHOICES
-        if got
-        == _encode_choosing(text, merges, lambda c, ids, f=choose: f(c, ids, merges), once=True)
-    ]
-    if not ways and once:
-        ways = [f"{once[0]}, at its leftmost occurrence only"]
+    ways = _wrong_orders(text, merges, got)
     if not ways:
         return None
-    did = ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1]
-    alike = " (this input cannot tell these apart)" if len(ways) > 1 else ""
-    return (
-        f"your ids are what encoding gives when each step merges {did}{alike}. Apply merges "
-        "in the order they were learned: at each step take the pair with the lowest merge id "
-        f"(min over merges.get(pair, inf)). Here the first merge is {first} -> "
-        f"{merges[first]}, the lowest id among the pairs of {text!r}."
+    fix = (
+        "Apply merges in the order they were learned: at each step take the pair with the "
+        "lowest merge id (min over merges.get(pair, inf)). Here the first merge is "
+        f"{first} -> {merges[first]}, the lowest id among the pairs of {text!r}."
     )
+    if ways == [_LONGEST]:
+        return (
+            "your ids are what greedy longest match gives: at each position, the longest token "
+            "of the vocabulary that the bytes start with (WordPiece's rule). A text that "
+            "contains the bytes of a token is not always cut into that token: training merged "
+            f"in the order of the ids, and on {text!r} that order gives {expected}. " + fix
+        )
+    did = "; or when ".join(ways)
+    alike = " (this input gives the same ids for each of these)" if len(ways) > 1 else ""
+    return f"your ids are what encoding gives when {did}{alike}. " + fix
 
 
 def _encode_zero_default(text: str, merges: dict) -> list[int]:
@@ -353,6 +403,7 @@ EXERCISES: dict[str, Entry] = {
             returns=list_of(INT),
             hints=(
                 _encode_hint_guard,
+                _encode_hint_code_points,
                 _encode_hint_no_stop,
                 _encode_hint_zero_default,
                 _encode_hint_order,
