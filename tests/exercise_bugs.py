@@ -3761,6 +3761,31 @@ def _(ids, vocab):
     return _decode_stream_holding(ids, vocab, cut_at)
 
 
+@bug("decode_stream", "decode-stream-until-no-replacement", "holds back while the decoded text "
+     "ends with '\ufffd' (Hugging Face's DecodeStream): a U+FFFD in the text comes out late",
+     hint="as Hugging Face's DecodeStream does")  # fmt: skip
+def _(ids, vocab):
+    held = b""
+    for idx in ids:
+        held += vocab[idx]
+        text = stream.utf8_text(held)
+        if text and not text.endswith("\ufffd"):
+            yield text
+            held = b""
+    yield stream.utf8_text(held)
+
+
+@bug("count_spellings", "spellings-product-of-encode", "multiplies the spellings of each token "
+     "of encode(text): misses the spellings whose tokens cross encode's token boundaries",
+     hint="cross the boundaries between encode's tokens")  # fmt: skip
+def _(text, merges):
+    vocab, tokens = bpe.build_vocab(merges), _spelling_tokens(merges)
+    product = 1
+    for idx in bpe.encode(text, merges):
+        product *= _ways(vocab[idx], tokens)  # the spellings of this token's bytes
+    return product
+
+
 @bug("decode_stream", "decode-stream-holds-non-ascii", "holds back every non-ASCII byte at the "
      "end (up to three), complete characters too", hint="later than it was complete")  # fmt: skip
 def _(ids, vocab):

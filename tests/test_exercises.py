@@ -603,6 +603,9 @@ def _report(bug_id):
         ("tie-first-seen", "spell the same bytes"),  # a tie of bytes, not of ids
         ("train-counts-once", "repeats the pair"),
         ("encode-smallest-pair", "most frequent"),  # it merged the smallest pair
+        ("encode-longest-match", "highest merge id"),  # it took the longest token
+        ("decode-stream-any-lead-pattern", "from 0x80 up"),  # it holds only never-lead bytes
+        ("decode-stream-until-no-replacement", "as if it began a character"),
         ("specials-earliest-over-set", "as tiktoken does"),  # tiktoken does not
     ],
 )

@@ -321,6 +321,21 @@ def _spellings_capped(text: str, merges: dict, cap: int) -> int:
     return ways[-1]
 
 
+def _spellings_per_encoded_token(text: str, merges: dict) -> int:
+    """The product, over the tokens of ``encode(text)``, of the spellings of each token's
+    bytes (for the hint)."""
+    vocab = bpe.build_vocab(merges)
+    tokens = list(vocab.values())
+    product = 1
+    for idx in bpe.encode(text, merges):
+        data = vocab[idx]
+        ways = [1] + [0] * len(data)
+        for i in range(1, len(data) + 1):
+            ways[i] = sum(ways[i - len(t)] for t in tokens if data.endswith(t, 0, i))
+        product *= ways[-1]
+    return product
+
+
 def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
     text, merges = case.args
     if got is None and len(text) > 100:
@@ -338,6 +353,14 @@ def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
         )
     if not isinstance(got, int):
         return None
+    if got == _spellings_per_encoded_token(text, merges) != expected:
+        return (
+            "your count multiplies the spellings of each token of encode(text): that misses "
+            "the spellings whose tokens cross the boundaries between encode's tokens (on "
+            f"{text!r}, encode gives {bpe.encode(text, merges)}). Count over the bytes of the "
+            "whole text: the spellings of the first i bytes are the sum, over the tokens that "
+            "end exactly at byte i, of the spellings of what comes before the token."
+        )
     if text == "" and got != 1:
         return (
             "the empty text has exactly one spelling, the empty sequence of ids: ways[0] = 1, "
