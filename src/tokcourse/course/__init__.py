@@ -16,6 +16,8 @@ Exercise checks (``from tokcourse import check``; ``check.merge(merge)``):
 * ``solutions``      a reference solution as standalone code (``check.show_solution``)
 * ``first_steps``    chapter 00's get_stats and merge and chapter 02's train, the short
   solutions they show
+* ``encoding_steps`` chapter 03's encode, decode_stream and count_spellings, the short
+  solutions it shows
 * ``check``          the front door: finds every exercise in ``checks``, one function each
 * ``checks/``        one module per chapter topic, each with an ``EXERCISES`` table
 

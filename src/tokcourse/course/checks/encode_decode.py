@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tokcourse import bpe, stream
+from tokcourse.course import encoding_steps
 from tokcourse.course.checks._encode_cost import (
     NOT_THE_TABLE,
     SHORT_TEXT,
@@ -410,6 +411,7 @@ EXERCISES: dict[str, Entry] = {
             "decode_stream",
             stream.decode_stream,
             _decode_stream_cases,
+            solution=encoding_steps.decode_stream,
             call=_run_decode_stream_by_hand,
             accepts=_stream_in_time,
             hints=(_decode_stream_hint,),
@@ -421,6 +423,7 @@ EXERCISES: dict[str, Entry] = {
             "encode",
             bpe.encode,
             _encode_cases,
+            solution=encoding_steps.encode,
             call=run_encode,
             normalize=list,
             returns=list_of(INT),
@@ -440,6 +443,7 @@ EXERCISES: dict[str, Entry] = {
             "count_spellings",
             bpe.count_spellings,
             _count_spellings_cases,
+            solution=encoding_steps.count_spellings,
             returns=INT,
             hints=(_count_spellings_hint,),
             ordered=("merges",),
