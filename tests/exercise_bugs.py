@@ -833,6 +833,43 @@ def _(text, merges):
     return ids
 
 
+@bug("encode", "encode-longest-match", "greedy longest match from the left, as WordPiece "
+     "encodes: a token of the vocabulary that training would not have cut here",
+     hint="what greedy longest match gives")  # fmt: skip
+def _(text, merges):
+    token_id = {token: idx for idx, token in bpe.build_vocab(merges).items()}
+    data, ids, i = text.encode("utf-8"), [], 0
+    while i < len(data):
+        j = max(j for j in range(i + 1, len(data) + 1) if data[i:j] in token_id)
+        ids.append(token_id[data[i:j]])
+        i = j
+    return ids
+
+
+@bug("encode", "encode-leftmost-pair", "merges the leftmost pair that has a merge, everywhere",
+     hint="the leftmost pair that has a merge")  # fmt: skip
+def _(text, merges):
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        candidates = [p for p in _pairs(ids) if p in merges]
+        if not candidates:
+            break
+        ids = bpe.merge(ids, candidates[0], merges[candidates[0]])
+    return ids
+
+
+@bug("encode", "encode-code-points", "starts from the code points (ord), not the UTF-8 bytes",
+     hint="start from list(text.encode('utf-8'))")  # fmt: skip
+def _(text, merges):
+    ids = [ord(c) for c in text]
+    while len(ids) >= 2:
+        pair = _lowest(_pairs(ids), merges)
+        if pair not in merges:
+            break
+        ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
 @bug("encode", "encode-no-stop", "no stop when the best pair was never merged (KeyError)")
 def _(text, merges):
     ids = list(text.encode("utf-8"))
@@ -3785,6 +3822,31 @@ def _(ids, vocab):
         return len(data)
 
     return _decode_stream_holding(ids, vocab, cut_at)
+
+
+@bug("decode_stream", "decode-stream-until-no-replacement", "holds back while the decoded text "
+     "ends with '\ufffd' (Hugging Face's DecodeStream): a U+FFFD in the text comes out late",
+     hint="as Hugging Face's DecodeStream does")  # fmt: skip
+def _(ids, vocab):
+    held = b""
+    for idx in ids:
+        held += vocab[idx]
+        text = stream.utf8_text(held)
+        if text and not text.endswith("\ufffd"):
+            yield text
+            held = b""
+    yield stream.utf8_text(held)
+
+
+@bug("count_spellings", "spellings-product-of-encode", "multiplies the spellings of each token "
+     "of encode(text): misses the spellings whose tokens cross encode's token boundaries",
+     hint="cross the boundaries between encode's tokens")  # fmt: skip
+def _(text, merges):
+    vocab, tokens = bpe.build_vocab(merges), _spelling_tokens(merges)
+    product = 1
+    for idx in bpe.encode(text, merges):
+        product *= _ways(vocab[idx], tokens)  # the spellings of this token's bytes
+    return product
 
 
 @bug("decode_stream", "decode-stream-holds-non-ascii", "holds back every non-ASCII byte at the "

@@ -617,6 +617,9 @@ def _report(bug_id):
         ("tie-first-seen", "spell the same bytes"),  # a tie of bytes, not of ids
         ("train-counts-once", "repeats the pair"),
         ("encode-smallest-pair", "most frequent"),  # it merged the smallest pair
+        ("encode-longest-match", "highest merge id"),  # it took the longest token
+        ("decode-stream-any-lead-pattern", "from 0x80 up"),  # it holds only never-lead bytes
+        ("decode-stream-until-no-replacement", "as if it began a character"),
         ("specials-earliest-over-set", "as tiktoken does"),  # tiktoken does not
     ],
 )
@@ -995,11 +998,12 @@ def test_chapter_03_decode_stream_refuses_the_codec_and_the_course_decoder():
 
 
 def test_chapter_03_encode_alternatives_pass_and_the_replay_is_refused():
-    """The lowest id merged everywhere, or only at its leftmost occurrence, both look up only
-    the pairs of the text: accepted. Replaying the table (chapter 02's apply_merges) and
-    walking the table to find the first pair present give the right ids but do work for every
-    merge: refused by the cost rule, which the text states."""
-    from tokcourse.bpe import merge
+    """The lowest id merged everywhere, or only at its leftmost occurrence, or found with
+    ``get_stats(ids).keys() & merges.keys()`` (which CPython computes over the smaller view),
+    look up only the pairs of the text: accepted. Replaying the table (chapter 02's
+    apply_merges) and walking the table to find the pairs present, once per step, give the
+    right ids but do work for every merge: refused by the cost rule, which the text states."""
+    from tokcourse.bpe import get_stats, merge
 
     def leftmost_only(text, merges):
         ids = list(text.encode("utf-8"))
@@ -1027,12 +1031,38 @@ def test_chapter_03_encode_alternatives_pass_and_the_replay_is_refused():
                 return ids
             ids = merge(ids, pair, merges[pair])
 
-    result = run_check(check.exercise("encode"), leftmost_only, quiet=True)
-    assert result.passed, result.message
-    for fn in (replay, first_in_merges):
+    def with_views(text, merges):  # CPython intersects over the smaller view
+        ids = list(text.encode("utf-8"))
+        while len(ids) >= 2:
+            candidates = get_stats(ids).keys() & merges.keys()
+            if not candidates:
+                break
+            pair = min(candidates, key=merges.__getitem__)
+            ids = merge(ids, pair, merges[pair])
+        return ids
+
+    def scan_keys(text, merges):  # the whole table, once per step
+        ids = list(text.encode("utf-8"))
+        while len(ids) >= 2:
+            stats = get_stats(ids)
+            candidates = [p for p in merges.keys() if p in stats]
+            if not candidates:
+                break
+            pair = min(candidates, key=merges.__getitem__)
+            ids = merge(ids, pair, merges[pair])
+        return ids
+
+    for fn in (leftmost_only, with_views):
+        result = run_check(check.exercise("encode"), fn, quiet=True)
+        assert result.passed, result.message
+    for fn in (replay, first_in_merges, scan_keys):
         result = run_check(check.exercise("encode"), fn, quiet=True)
         assert result.status == "violation", result.message
         assert "it walks the whole table" in result.message
+        # the report says what was counted, the bound and the input's size, in short lines
+        assert "at most 2,500 merges looked at for a text of 25 bytes" in result.message
+        assert "<a table of 4,329 merges>" in result.message
+        assert max(map(len, result.message.splitlines()[:4])) < 200, result.message
 
 
 def test_chapter_02_a_trainer_with_any_tie_rule_passes():

@@ -16,6 +16,8 @@ Exercise checks (``from tokcourse import check``; ``check.merge(merge)``):
 * ``solutions``      a reference solution as standalone code (``check.show_solution``)
 * ``first_steps``    chapter 00's get_stats and merge and chapter 02's train, the short
   solutions they show
+* ``encoding_steps`` chapter 03's encode, decode_stream and count_spellings, the short
+  solutions it shows
 * ``check``          the front door: finds every exercise in ``checks``, one function each
 * ``checks/``        one module per chapter topic, each with an ``EXERCISES`` table
 
@@ -36,7 +38,7 @@ Display and results:
 * ``forest``         merge trees: layout and drawing
 * ``traced``         chapter 02's training loop with a record of each step and a pluggable
   tie rule, numpy-fast for a whole novel
-* ``merge_order``    encoding by three candidate rules for the next merge (chapter 03 runs them
+* ``merge_order``    encoding by four candidate rules for the next merge (chapter 03 runs them
   before its ``encode`` exercise)
 * ``plotting``       plotly set-up for notebooks and the static book
 * ``benchmarks``     the measured numbers of ``benchmarks/`` (``results.json``) for chapter 13

@@ -73,12 +73,15 @@ class Violation(Exception):
     """Raised by an exercise's ``call`` when the answer is right but the way is not.
 
     For example a "fast" exercise that visits every word where only a few hold the pair.
-    ``what`` goes on the report's ``got:`` line, ``hint`` on its ``hint:`` line.
+    ``what`` goes on the report's ``got:`` line, ``hint`` on its ``hint:`` line; ``expected``,
+    when a check sets it, replaces the reference's answer on the ``expected:`` line (what the
+    rule allows, such as a bound on the work).
     """
 
     def __init__(self, what: str, hint: str) -> None:
         super().__init__(what)
         self.what, self.hint = what, hint
+        self.expected: str | None = None
 
 
 # What a message may show for a value: one spelling, or several that each count.

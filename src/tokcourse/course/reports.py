@@ -103,6 +103,8 @@ def _report(
         lines.append(f"   expected: the arguments unchanged, and {_short(failure.expected)}")
     elif kind == "message" and exercise.names is not None:
         lines.append(f"   expected: {_short(failure.expected)} {exercise.names.expected(case)}")
+    elif kind == "violation" and getattr(failure.got, "expected", None):
+        lines.append(f"   expected: {failure.got.expected}")  # what the rule allows
     elif difference or (kind == "order" and _long(failure.expected)):
         lines.append(f"   expected: {_size(failure.expected)}")
     else:

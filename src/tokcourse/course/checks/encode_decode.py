@@ -7,11 +7,17 @@ Cases (curated edge cases, then seeded random inputs) and hints for each exercis
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tokcourse import bpe, stream
-from tokcourse.course.checks import _no_codec
+from tokcourse.course import encoding_steps
+from tokcourse.course.checks._encode_cost import (
+    NOT_THE_TABLE,
+    SHORT_TEXT,
+    large_table,
+    run_encode,
+)
 from tokcourse.course.checks._stream_decode import (
     _decode_stream_cases,
     _decode_stream_hint,
@@ -35,7 +41,8 @@ _MIN_NOT_MAX = {(97, 97): 256, (97, 98): 257}  # "aab": merge 256 first, not 257
 
 
 #: The lowest merge id first, on inputs where each wrong choice gives its own answer: the
-#: highest id, the most frequent pair, the smallest pair (by its ids), the leftmost pair.
+#: highest id, the most frequent pair, the smallest pair (by its ids), the leftmost pair, the
+#: longest token from the left.
 _LOWEST_ID = "as training would have cut it"
 _WRONG_CHOICES = (
     ("aab", _MIN_NOT_MAX),
@@ -44,81 +51,9 @@ _WRONG_CHOICES = (
     ("abbba", {(97, 98): 256, (98, 97): 257, (98, 98): 258}),
     # a merge makes a pair with a lower id than one still waiting: ab, then (ab)c, not cd
     ("abcd", {(97, 98): 256, (256, 99): 257, (99, 100): 258}),
+    # "aaa" is a token, but training cut a a a into aa a: the longest match is wrong
+    ("aaa", {(97, 97): 256, (97, 256): 257}),
 )
-
-#: The cost rule: a large table and a short text; the merges looked at are counted.
-_NOT_THE_TABLE = "does not grow with the size of the merge table"
-_LARGE = 1_000  # a table at least this large is handed over counted
-_SHORT_TEXT = "the quick brown fox jumps"
-
-
-def _large_table() -> dict[tuple[int, int], int]:
-    """Thousands of merges: every pair of lower-case letters and space (in a seeded order),
-    then pairs of the first of those tokens."""
-    symbols = [32, *range(97, 123)]
-    pairs = [(a, b) for a in symbols for b in symbols]
-    random.Random(21).shuffle(pairs)
-    merges = {pair: 256 + i for i, pair in enumerate(pairs)}
-    first = list(merges.values())[:60]
-    for a in first:
-        for b in first:
-            merges[a, b] = 256 + len(merges)
-    return merges
-
-
-def _allowed(n_bytes: int) -> int:
-    """How many merges an encode may look at for a text of ``n_bytes`` bytes: a few per pair
-    of neighbours and step, far more than the loop that picks the lowest id needs."""
-    return 4 * max(n_bytes, 2) ** 2
-
-
-class _CountedMerges(Mapping):
-    """A read-only view of a merges dict that counts the merges looked at: each lookup
-    (``[]``, ``in``, ``get``) and each pair met when walking it (``for``, ``items()``...)."""
-
-    def __init__(self, merges: dict) -> None:
-        self._merges = merges
-        self.looked_at = 0
-
-    def __getitem__(self, pair: Any) -> int:
-        self.looked_at += 1
-        return self._merges[pair]
-
-    def __contains__(self, pair: object) -> bool:
-        self.looked_at += 1
-        return pair in self._merges
-
-    def __iter__(self) -> Iterator:
-        for pair in self._merges:
-            self.looked_at += 1
-            yield pair
-
-    def __len__(self) -> int:
-        return len(self._merges)
-
-    def __repr__(self) -> str:
-        return f"<{len(self._merges):,} merges>"
-
-
-def _run_encode(fn: Callable, args: tuple, kwargs: dict) -> Any:
-    """Call ``encode``; on a large table, count the merges it looks at and refuse an encode
-    that walks the table (the "work" rule)."""
-    text, merges = args
-    if len(merges) < _LARGE:
-        return fn(*args, **kwargs)
-    counted = _CountedMerges(merges)
-    answer = fn(text, counted, **kwargs)
-    n_bytes = len(text.encode("utf-8"))
-    if counted.looked_at > _allowed(n_bytes):
-        _no_codec._reject(
-            f"your encode looked at {counted.looked_at:,} merges for a text of {n_bytes} "
-            f"bytes: it walks the whole table of {len(merges):,}",
-            "replaying the merges (one pass per merge, or any loop over merges.items()) does "
-            "work for every merge of the table, 50,000 of them for GPT-2, whether or not its "
-            "pair occurs in the text. Start from the pairs of neighbours in the text and look "
-            "up only those: which of them would training have merged first?",
-        )
-    return answer
 
 
 def _encode_cases() -> Iterator[Case]:
@@ -133,13 +68,34 @@ def _encode_cases() -> Iterator[Case]:
         Case(("aaab", _AAA)),
         Case(("aaaab", _AAA)),
         Case(("€", _AAA)),
-        Case((_SHORT_TEXT, _large_table()), rule=_NOT_THE_TABLE),
+        Case((SHORT_TEXT, large_table()), rule=NOT_THE_TABLE),
     )
     rng = random.Random(6)
     for merges in _trained_merges():
         for _ in range(8):
             text = "".join(rng.choice("ab cthe.!👋é") for _ in range(rng.randrange(0, 30)))
             yield Case((text, merges))
+
+
+def _encode_hint_code_points(case: Case, expected: Any, got: Any) -> str | None:
+    text, merges = case.args
+    if not isinstance(got, list) or text.isascii() or got == expected:
+        return None
+    ids = [ord(c) for c in text]
+    while len(ids) >= 2:
+        pairs = [p for p in bpe.get_stats(ids) if p in merges]
+        if not pairs:
+            break
+        pair = min(pairs, key=merges.__getitem__)
+        ids = bpe.merge(ids, pair, merges[pair])
+    if got != ids:
+        return None
+    c = next(c for c in text if not c.isascii())
+    return (
+        f"your ids start from the code points of the text (ord({c!r}) is {ord(c)}), not from "
+        f"its UTF-8 bytes ({list(c.encode('utf-8'))}). The merges join byte ids 0 to 255, and "
+        "a code point above 255 is no byte: start from list(text.encode('utf-8'))."
+    )
 
 
 def _encode_hint_guard(case: Case, expected: Any, got: Any) -> str | None:
@@ -194,6 +150,37 @@ _CHOICES: tuple[tuple[str, Callable], ...] = (
 )
 
 
+def _encode_longest(text: str, merges: dict) -> list[int]:
+    """Greedy longest match (as WordPiece encodes): from the left, the longest token of the
+    vocabulary that the remaining bytes start with (for the hint)."""
+    token_id = {token: idx for idx, token in bpe.build_vocab(merges).items()}
+    longest = max(map(len, token_id))
+    data, ids, i = text.encode("utf-8"), [], 0
+    while i < len(data):
+        j = next(j for j in range(min(len(data), i + longest), i, -1) if data[i:j] in token_id)
+        ids.append(token_id[data[i:j]])
+        i = j
+    return ids
+
+
+#: Greedy longest match, in words.
+_LONGEST = "it takes the longest token of the vocabulary, from the left (greedy longest match)"
+
+
+def _wrong_orders(text: str, merges: dict, got: list[int]) -> list[str]:
+    """Every wrong rule that gives ``got`` on this input, one description per rule."""
+    ways = []
+    for what, choose in _CHOICES:
+        pick = lambda c, ids, f=choose: f(c, ids, merges)  # noqa: E731
+        if got == _encode_choosing(text, merges, pick):
+            ways.append(f"each step merges {what}")
+        elif got == _encode_choosing(text, merges, pick, once=True):
+            ways.append(f"each step merges {what}, at its leftmost occurrence only")
+    if got == _encode_longest(text, merges):
+        ways.append(_LONGEST)
+    return ways
+
+
 def _encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
     text, merges = case.args
     if not isinstance(got, list) or got == expected:
@@ -208,29 +195,24 @@ def _encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
             f"Apply one merge, the lowest id ({first} -> {merges[first]} on {text!r}), then "
             "look at the pairs again."
         )
-    ways = [
-        what
-        for what, choose in _CHOICES
-        if got == _encode_choosing(text, merges, lambda c, ids, f=choose: f(c, ids, merges))
-    ]
-    once = [
-        what
-        for what, choose in _CHOICES
-        if got
-        == _encode_choosing(text, merges, lambda c, ids, f=choose: f(c, ids, merges), once=True)
-    ]
-    if not ways and once:
-        ways = [f"{once[0]}, at its leftmost occurrence only"]
+    ways = _wrong_orders(text, merges, got)
     if not ways:
         return None
-    did = ways[0] if len(ways) == 1 else ", ".join(ways[:-1]) + " or " + ways[-1]
-    alike = " (this input cannot tell these apart)" if len(ways) > 1 else ""
-    return (
-        f"your ids are what encoding gives when each step merges {did}{alike}. Apply merges "
-        "in the order they were learned: at each step take the pair with the lowest merge id "
-        f"(min over merges.get(pair, inf)). Here the first merge is {first} -> "
-        f"{merges[first]}, the lowest id among the pairs of {text!r}."
+    fix = (
+        "Apply merges in the order they were learned: at each step take the pair with the "
+        "lowest merge id (min over merges.get(pair, inf)). Here the first merge is "
+        f"{first} -> {merges[first]}, the lowest id among the pairs of {text!r}."
     )
+    if ways == [_LONGEST]:
+        return (
+            "your ids are what greedy longest match gives: at each position, the longest token "
+            "of the vocabulary that the bytes start with (WordPiece's rule). A text that "
+            "contains the bytes of a token is not always cut into that token: training merged "
+            f"in the order of the ids, and on {text!r} that order gives {expected}. " + fix
+        )
+    did = "; or when ".join(ways)
+    alike = " (this input gives the same ids for each of these)" if len(ways) > 1 else ""
+    return f"your ids are what encoding gives when {did}{alike}. " + fix
 
 
 def _encode_zero_default(text: str, merges: dict) -> list[int]:
@@ -340,6 +322,21 @@ def _spellings_capped(text: str, merges: dict, cap: int) -> int:
     return ways[-1]
 
 
+def _spellings_per_encoded_token(text: str, merges: dict) -> int:
+    """The product, over the tokens of ``encode(text)``, of the spellings of each token's
+    bytes (for the hint)."""
+    vocab = bpe.build_vocab(merges)
+    tokens = list(vocab.values())
+    product = 1
+    for idx in bpe.encode(text, merges):
+        data = vocab[idx]
+        ways = [1] + [0] * len(data)
+        for i in range(1, len(data) + 1):
+            ways[i] = sum(ways[i - len(t)] for t in tokens if data.endswith(t, 0, i))
+        product *= ways[-1]
+    return product
+
+
 def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
     text, merges = case.args
     if got is None and len(text) > 100:
@@ -357,6 +354,14 @@ def _count_spellings_hint(case: Case, expected: Any, got: Any) -> str | None:
         )
     if not isinstance(got, int):
         return None
+    if got == _spellings_per_encoded_token(text, merges) != expected:
+        return (
+            "your count multiplies the spellings of each token of encode(text): that misses "
+            "the spellings whose tokens cross the boundaries between encode's tokens (on "
+            f"{text!r}, encode gives {bpe.encode(text, merges)}). Count over the bytes of the "
+            "whole text: the spellings of the first i bytes are the sum, over the tokens that "
+            "end exactly at byte i, of the spellings of what comes before the token."
+        )
     if text == "" and got != 1:
         return (
             "the empty text has exactly one spelling, the empty sequence of ids: ways[0] = 1, "
@@ -406,6 +411,7 @@ EXERCISES: dict[str, Entry] = {
             "decode_stream",
             stream.decode_stream,
             _decode_stream_cases,
+            solution=encoding_steps.decode_stream,
             call=_run_decode_stream_by_hand,
             accepts=_stream_in_time,
             hints=(_decode_stream_hint,),
@@ -417,11 +423,13 @@ EXERCISES: dict[str, Entry] = {
             "encode",
             bpe.encode,
             _encode_cases,
-            call=_run_encode,
+            solution=encoding_steps.encode,
+            call=run_encode,
             normalize=list,
             returns=list_of(INT),
             hints=(
                 _encode_hint_guard,
+                _encode_hint_code_points,
                 _encode_hint_no_stop,
                 _encode_hint_zero_default,
                 _encode_hint_order,
@@ -435,6 +443,7 @@ EXERCISES: dict[str, Entry] = {
             "count_spellings",
             bpe.count_spellings,
             _count_spellings_cases,
+            solution=encoding_steps.count_spellings,
             returns=INT,
             hints=(_count_spellings_hint,),
             ordered=("merges",),
