@@ -1154,6 +1154,14 @@ def _(text, pattern, special_tokens):
     return Counter(c.encode() for p in pieces for c in regex.findall(GPT2_SPLIT_PATTERN, p))
 
 
+@bug("chunk_counts", "chunk-counts-newline-for-special", "puts a newline where each special was",
+     hint="replaced with '\\n'")  # fmt: skip
+def _(text, pattern, special_tokens):
+    for name in special_tokens:
+        text = text.replace(name, "\n")
+    return Counter(c.encode() for c in regex.findall(pattern, text))
+
+
 @bug("chunk_counts", "chunk-counts-every-chunk", "a list of every chunk, not counts")
 def _(text, pattern, special_tokens):
     return [c.encode() for p in _pieces(text, special_tokens) for c in regex.findall(pattern, p)]
@@ -1194,6 +1202,13 @@ def _(text):
     return regex.findall(
         GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "['’‘](?i:[sdmt]|ll|ve|re)"), text
     )
+
+
+@bug("split_fixed", "split-fixed-global-flag", "a global (?i) in front of the whole pattern",
+     hint="Scope the flag to the contraction with (?i:...)")  # fmt: skip
+def _(text):
+    fixed = GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "['’](?:[sdmt]|ll|ve|re)")
+    return regex.findall("(?i)" + fixed, text)
 
 
 @bug("split_fixed", "split-fixed-unchanged", "GPT-2's pattern unchanged")

@@ -1609,3 +1609,39 @@ def test_a_trainer_that_stops_when_no_pair_is_left_passes():
 
     result = run_check(check.exercise("train_on_chunks"), train_on_chunks, quiet=True)
     assert result.passed, result.message
+
+
+def test_chapter_04_chunk_counts_report_shows_a_dict_and_the_shortest_text():
+    """The exercise asks for a dict: the report shows the expected answer as one (not a
+    Counter), and the smallest failing input is the one with the shortest text, whatever
+    the length of the pattern it is split with."""
+    from tokcourse import fast_train
+
+    bug = next(b for b in BUGS if b.id == "chunk-counts-always-gpt2")
+    result = run_check(check.exercise("chunk_counts"), bug.fn, quiet=True)
+    expected_line = result.message.splitlines()[2].strip()
+    assert expected_line.startswith("expected: {"), result.message
+    assert "expected: Counter" not in result.message
+    failing = [
+        c
+        for c in check.exercise("chunk_counts").cases()
+        if dict(bug.fn(*c.args)) != dict(fast_train.chunk_counts(*c.args))
+    ]
+    text, _pattern, specials = result.case.args
+    assert len(repr(text)) + len(repr(specials)) == min(
+        len(repr(c.args[0])) + len(repr(c.args[2])) for c in failing
+    )
+
+
+def test_chapter_04_scan_gpt2_letters_agree_on_the_checked_characters():
+    """The text of scan_gpt2 says unicodedata's categories agree with the pattern's \\p{L}
+    and \\p{N} on the characters the check uses."""
+    import unicodedata
+
+    import regex
+
+    chars = {ch for case in check.exercise("scan_gpt2").cases() for ch in case.args[0]}
+    for ch in chars:
+        category = unicodedata.category(ch)[0]
+        assert (category == "L") == bool(regex.match(r"\p{L}", ch)), repr(ch)
+        assert (category == "N") == bool(regex.match(r"\p{N}", ch)), repr(ch)

@@ -10,8 +10,8 @@ trained once, to the largest size, and cut.
     >>> [row.merges for row in sweep.rows]
     [4, 8]
 
-:func:`plot_sweep` draws the rows; :func:`word_copies` counts the versions of one word that
-a vocabulary holds (``dog.``, ``dog!``, ``dog?``).
+:func:`plot_sweep` draws the results of several texts; :func:`word_copies` counts the versions
+of one word that a vocabulary holds (``dog.``, ``dog!``, ``dog?``).
 """
 
 from __future__ import annotations
@@ -146,29 +146,39 @@ def crossing_tokens(merges: Mapping[tuple[int, int], int], pattern: str) -> list
     ]
 
 
-def plot_sweep(sweep: Sweep) -> Any:
-    """Held-out characters per token against merges, one line per tokenizer (plotly)."""
+def plot_sweep(
+    sizes: Sequence[int], results: Mapping[str, tuple[Sequence[float], Sequence[float]]]
+) -> Any:
+    """Held-out characters per token against merges (plotly): for each text of ``results``
+    (``{name: (without the split, with it)}``, one value per size), a line per tokenizer.
+
+    >>> fig = plot_sweep((4, 8), {"toy": ([1.0, 1.5], [1.1, 1.4])})
+    >>> [trace.name for trace in fig.data]
+    ['toy, no split (whole lines)', "toy, GPT-2's split"]
+    """
     import plotly.graph_objects as go
 
-    x = [row.merges for row in sweep.rows]
     fig = go.Figure()
-    for name, values in (
-        ("no split (whole lines)", [row.whole for row in sweep.rows]),
-        ("GPT-2's split", [row.split for row in sweep.rows]),
-    ):
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=values,
-                name=name,
-                mode="lines+markers",
-                hovertemplate="%{x} merges: %{y:.3f} characters per token<extra>"
-                + name
-                + "</extra>",
+    colours = ("#1f77b4", "#d62728")  # one colour per tokenizer, one dash style per text
+    for dash, (text, values) in zip(("solid", "dot", "dash"), results.items(), strict=False):
+        for colour, label, ys in zip(
+            colours, ("no split (whole lines)", "GPT-2's split"), values, strict=True
+        ):
+            name = f"{text}, {label}"
+            fig.add_trace(
+                go.Scatter(
+                    x=list(sizes),
+                    y=list(ys),
+                    name=name,
+                    mode="lines+markers",
+                    line={"color": colour, "dash": dash},
+                    hovertemplate="%{x} merges: %{y:.3f} characters per token<extra>"
+                    + name
+                    + "</extra>",
+                )
             )
-        )
     fig.update_layout(
-        height=360,
+        height=380,
         title="Held-out characters per token (higher is better compression)",
         xaxis_title="merges",
         yaxis_title="characters per token",

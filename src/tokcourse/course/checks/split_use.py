@@ -32,6 +32,11 @@ _LETTERS_OR_NOT = r"\p{L}+|[^\p{L}]+"  # another split: runs of letters and the 
 
 
 def _chunk_counts_cases() -> Iterator[Case]:
+    for case in _chunk_counts_inputs():
+        yield _TextCase(case.args, case.kwargs, case.rule)
+
+
+def _chunk_counts_inputs() -> Iterator[Case]:
     gpt2 = patterns.GPT2_SPLIT_PATTERN
     yield Case(("", gpt2, []))
     yield Case(("hi hi hi", gpt2, []))
@@ -83,13 +88,22 @@ def _chunk_counts_hint(case: Case, expected: Any, got: Any) -> str | None:
             "'<|endoftext|>' each | means 'or', so the text was cut at every '<' and '>'. "
             "Use regex.escape(special), or find the special tokens with str.find."
         )
-    joined = text
-    for special in specials:
-        joined = joined.replace(special, "")
-    if specials and joined != text and got == dict(fast_train.chunk_counts(joined, pattern)):
+    for stand_in in ("", "\n", " "):
+        replaced = text
+        for special in specials:
+            replaced = replaced.replace(special, stand_in)
+        if replaced == text or got != dict(fast_train.chunk_counts(replaced, pattern)):
+            continue
+        if not stand_in:
+            return (
+                "the pieces around a special token were joined back together, so a chunk "
+                "runs across the place where the special token was: split each piece on its "
+                "own."
+            )
         return (
-            "the pieces around a special token were joined back together, so a chunk runs "
-            "across the place where the special token was: split each piece on its own."
+            f"each special token was replaced with {stand_in!r}, which then becomes a chunk "
+            "or part of one: cut the text at the special "
+            "tokens and drop them, with nothing in their place."
         )
     if got == dict(fast_train.chunk_counts(text, patterns.GPT2_SPLIT_PATTERN, specials)):
         return "split with the pattern you are given (`pattern`), not always GPT-2's."
@@ -100,9 +114,33 @@ def _counts_of_chunks(answer: Any) -> Any:
     return dict(answer)
 
 
+def _chunk_counts_dict(text: str, pattern: str, special_tokens: list[str]) -> dict[bytes, int]:
+    """The reference as the exercise asks for it: a plain dict (its report shows a dict)."""
+    return dict(fast_train.chunk_counts(text, pattern, special_tokens))
+
+
+class _TextCase(Case):
+    """A chunk_counts input, sized by its text and special tokens: the pattern's length (GPT-2's
+    is long, the other one short) must not decide which failing input is the smallest."""
+
+    def size(self) -> int:
+        text, _pattern, specials = self.args
+        return len(repr(text)) + len(repr(specials))
+
+
 # --- split_fixed (GPT-2's pattern with its contraction bugs fixed) ------------------------------
 
 _FIXED_PIECES = (*_SCAN_PIECES, "DON'T", "WE'LL", "don’t", "I’M", "it’s", "We'Ll", "‘s", "’", "'")
+
+
+#: A text of every kind: both apostrophes in all cases, numbers, code, white space, Greek
+#: written with combining marks (NFD), other scripts, emoji.
+_VARIED_TEXT = (
+    "‘DON’T,’ she said. We'Ll SEE—it’s 3.14, isn't it?\n"
+    "def f(x):\n    return x  +  1\t# done\r\n"
+    "\u1f60\u0313\u0345\u03b4\u03b7\u0301 \u03c4\u03c9\u0345 \u03bb\u03cc\u03b3\u03c9\u0345, "
+    "naïve café — l’été 😀 नमस्ते 日本語\u00a0½ Ⅻ\u3000end  "
+)
 
 
 def _split_fixed_cases() -> Iterator[Case]:
@@ -110,11 +148,32 @@ def _split_fixed_cases() -> Iterator[Case]:
     yield Case(("We'Ll",), rule="mixed case")
     yield Case(("don’t",), rule="U+2019")
     yield Case(("‘sup",), rule="not after the opening quote")
+    # a global (?i) changes the other alternatives too: U+0345 (a combining mark that folds to
+    # the letter ι) is then neither a letter nor "other" to the pattern, and findall skips it
+    yield Case(("a\u0345b",), rule="every character of the text")
+    yield Case((_VARIED_TEXT,), rule="every character of the text")
     for text in ("I’M HERE", "they’re we’ve it’s", "’tis ’’s", "it's", *_GPT2_TEXTS):
         yield Case((text,))
     rng = random.Random(8)
     for _ in range(120):
         yield Case(("".join(rng.choice(_FIXED_PIECES) for _ in range(rng.randrange(1, 8))),))
+
+
+def _split_fixed_flag_hint(case: Case, expected: Any, got: Any) -> str | None:
+    """A global (?i) at the front of the pattern: right on every contraction, but it changes
+    the other alternatives too, and findall then skips U+0345."""
+    (text,) = case.args
+    if not isinstance(got, list):
+        return None
+    fixed = patterns.GPT2_SPLIT_PATTERN.replace("'(?:[sdmt]|ll|ve|re)", "['’](?:[sdmt]|ll|ve|re)")
+    if got == regex.findall("(?i)" + fixed, text):
+        return (
+            "a global (?i) makes the whole pattern case-insensitive, not only the "
+            "contractions: under it U+0345 (a combining mark that folds to the letter ι) "
+            "is matched by no alternative, and regex.findall skips it. Scope the flag to "
+            "the contraction with (?i:...)."
+        )
+    return None
 
 
 def _split_fixed_hint(case: Case, expected: Any, got: Any) -> str | None:
@@ -165,19 +224,24 @@ EXERCISES: dict[str, Entry] = {
             _split_fixed_cases,
             normalize=list,
             returns=list_of(STR),
-            hints=(re_module_hint, _split_hint_coverage, _split_fixed_hint),
-            used_later=False,  # the chapter measures with the package's fixed pattern
+            hints=(
+                re_module_hint,
+                _split_fixed_flag_hint,
+                _split_hint_coverage,
+                _split_fixed_hint,
+            ),
         ),
     ),
     "chunk_counts": Entry(
         "chunk_counts(text, pattern, special_tokens) -> {chunk bytes: count}",
         lambda: Exercise(
             "chunk_counts",
-            fast_train.chunk_counts,
+            _chunk_counts_dict,
             _chunk_counts_cases,
             normalize=_counts_of_chunks,
             returns=dict_of(BYTES, INT, "a dict {chunk bytes: count}"),
             hints=(re_module_hint, _chunk_counts_hint),
+            solution=fast_train.chunk_counts,
         ),
     ),
 }
