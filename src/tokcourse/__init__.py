@@ -22,7 +22,9 @@ a module imports only modules listed before it):
 * ``tokenizer``   the base class: vocab, encode, decode, save/load
 * ``fast_train``  the incremental trainer: pair counts updated per merge (ch13)
 * ``basic``       the byte-level tokenizer; ``regex`` the one that splits first
-* ``pretrained``  GPT-2, GPT-4, GPT-4o from tiktoken's ranks; merge recovery
+* ``llama``       Llama 3 and 4's split patterns and special tokens
+* ``rank_bpe``    tiktoken's encoder on rank tables that are not merge lists (Llama 3), Meta's cuts
+* ``pretrained``  GPT-2, GPT-4, GPT-4o, Llama 3 and 4 from their ranks; merge recovery
 * ``sentencepiece_bpe``  SentencePiece BPE from a ``.model`` file: sentencepiece's exact ids (ch07)
 * ``sentencepiece_merge``  SentencePiece's BPE merge loop: its candidate and tie rules (ch07)
 * ``sentencepiece_train``  a SentencePiece BPE trainer: the model ``spm_train`` writes (ch07)
@@ -49,12 +51,15 @@ cases, hints and an ``EXERCISES`` table; ``check`` discovers it (see that packag
 import importlib
 from types import ModuleType
 
+from tokcourse import pretrained
 from tokcourse.basic import BasicTokenizer
 from tokcourse.patterns import GPT2_SPLIT_PATTERN, GPT4_SPLIT_PATTERN, GPT4O_SPLIT_PATTERN
 from tokcourse.pretrained import (
     GPT2Tokenizer,
     GPT4oTokenizer,
     GPT4Tokenizer,
+    Llama3Tokenizer,
+    Llama4Tokenizer,
     PretrainedTokenizer,
 )
 from tokcourse.regex import RegexTokenizer
@@ -73,6 +78,15 @@ _COURSE_MODULES = {
 }
 
 
+def _pinned_rank_file(name: str) -> str:
+    """Llama 3 or 4's rank file: the course's pinned copy (fetched and hash-checked once)."""
+    assets = importlib.import_module("tokcourse.course.data.assets")
+    return str(assets.path(f"{name}_ranks", fetch_missing=True))
+
+
+pretrained.default_rank_file = _pinned_rank_file
+
+
 def __getattr__(name: str) -> ModuleType:
     if name in _COURSE_MODULES:
         return importlib.import_module(_COURSE_MODULES[name])
@@ -87,6 +101,8 @@ __all__ = [
     "GPT2Tokenizer",
     "GPT4Tokenizer",
     "GPT4oTokenizer",
+    "Llama3Tokenizer",
+    "Llama4Tokenizer",
     "PretrainedTokenizer",
     "RegexTokenizer",
     "Tokenizer",

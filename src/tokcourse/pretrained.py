@@ -26,12 +26,14 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Literal
 
+from . import llama, rank_bpe
 from .patterns import GPT4_SPLIT_PATTERN, SPLIT_PATTERNS, split
 from .regex import RegexTokenizer
 from .tokenizer import Tokenizer
+from .utf8 import _fix_surrogates
 
 if TYPE_CHECKING:  # tiktoken is imported lazily: importing this module costs nothing
     import tiktoken
@@ -40,12 +42,15 @@ __all__ = [
     "GPT2Tokenizer",
     "GPT4Tokenizer",
     "GPT4oTokenizer",
+    "Llama3Tokenizer",
+    "Llama4Tokenizer",
     "PretrainedTokenizer",
     "bpe_parts",
     "encode_with_ranks",
     "merge_pairs",
     "recover_merge",
     "recover_merges",
+    "unreachable_tokens",
 ]
 
 
@@ -143,6 +148,24 @@ def merge_pairs(
         if len(token) > 1  # the 256 byte tokens are not merges
     ]
 # fmt: on
+
+
+def unreachable_tokens(ranks: Mapping[bytes, int]) -> dict[bytes, list[bytes]]:
+    """The tokens BPE cannot build from their own bytes: ``{token: where BPE stops}``.
+
+    For each token longer than a byte, BPE on its bytes with only the lower-ranked tokens must
+    end in exactly two parts (its merge); these end in more. Empty for a merge list.
+
+    >>> unreachable_tokens({b"a": 0, b"b": 1, b"ba": 2, b"abab": 3})
+    {b'abab': [b'a', b'ba', b'b']}
+    """
+    out: dict[bytes, list[bytes]] = {}
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) > 1:
+            parts = bpe_parts(token, ranks, max_rank=rank)
+            if len(parts) != 2:
+                out[token] = parts
+    return out
 
 
 def recover_merges(
@@ -311,3 +334,165 @@ class GPT4oTokenizer(PretrainedTokenizer):
     """
 
     encoding_name = "o200k_base"
+
+
+#: Where a Llama class reads its rank file when it is given none: ``f(name) -> path`` for
+#: ``name`` "llama3" or "llama4". ``tokcourse/__init__.py`` sets it to the course's pinned copy,
+#: fetched and hash-checked by ``tokcourse.course.data`` (this floor never imports the course).
+default_rank_file: Callable[[str], str | os.PathLike] | None = None
+
+
+@functools.cache
+def _llama_tables(name: str, file: str) -> tuple[dict[bytes, int], tuple, tuple, tuple]:
+    """Ranks, byte order, merges (the tokens BPE builds) and specials of Meta's rank file."""
+    with open(file, "rb") as f:
+        ranks = rank_bpe.parse_tiktoken_ranks(f.read(), file)
+    if sorted(ranks.values()) != list(range(len(ranks))):
+        raise ValueError(f"{file}: the ranks are not the numbers 0..{len(ranks) - 1}")
+    missing = [b for b in range(256) if bytes([b]) not in ranks]
+    if missing:
+        raise ValueError(f"{file}: no token for the byte {missing[0]}")
+    byte_ids = tuple(ranks[bytes([b])] for b in range(256))
+    merges = []  # the tokens that are a merge: BPE on their bytes ends in two parts
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) > 1 and len(parts := bpe_parts(token, ranks, max_rank=rank)) == 2:
+            merges.append(((ranks[parts[0]], ranks[parts[1]]), rank))
+    special = llama.llama3_special_tokens if name == "llama3" else llama.llama4_special_tokens
+    specials = tuple(special(len(ranks)).items())
+    return ranks, byte_ids, tuple(merges), specials
+
+
+class _LlamaTokenizer(PretrainedTokenizer):
+    """Meta's tokenizer from its ranks: tiktoken's encoder (``rank_bpe``) and Meta's cuts.
+
+    ``merges`` holds the tokens BPE builds from their own bytes; ``extra_tokens`` the others
+    (Llama 3 has 678, Llama 4 none), which only tiktoken's whole-chunk lookup and joins of any
+    two neighbours produce; ``vocab`` is every token of the ranks. Encoding cuts the text as
+    Meta's ``Tokenizer.encode`` does (:func:`~tokcourse.rank_bpe.cut_long_runs`), then follows
+    tiktoken's special-token rules.
+    Its ids are Meta's ``encode(text, bos=False, eos=False)`` with ``disallowed_special=()``
+    (Meta's default: special-token text is plain text), and with ``allowed_special="all"``.
+    """
+
+    _name = ""
+    _pattern_str = ""
+
+    def __init__(self, model_file: str | os.PathLike | None = None) -> None:
+        """``model_file``: Meta's ``tokenizer.model`` (default: the course's pinned copy)."""
+        if model_file is None:
+            if default_rank_file is None:
+                raise TypeError(f"{type(self).__name__} needs the path of Meta's tokenizer.model")
+            model_file = default_rank_file(self._name)
+        ranks, byte_shuffle, merges, specials = _llama_tables(self._name, os.fspath(model_file))
+        RegexTokenizer.__init__(self, self._pattern_str)
+        self.encoding_name = self._name
+        self.byte_shuffle = byte_shuffle
+        self.merges = dict(merges)
+        made = {idx for _, idx in merges} | set(byte_shuffle)
+        self.extra_tokens = {r: t for t, r in ranks.items() if r not in made}
+        self.vocab = {r: t for t, r in ranks.items()}
+        self.register_special_tokens(dict(specials))
+        self._ranks = ranks
+        self._named_tables = None
+
+    def fast_encoder(self) -> rank_bpe.RankEncoder:
+        """tiktoken's rules on the ranks (built on first use)."""
+        if getattr(self, "_fast", None) is None:
+            self._fast = ((), rank_bpe.RankEncoder(self._ranks, self._compiled))
+        return self._fast[1]
+
+    def encode_ordinary(self, text: str, *, fast: bool = True) -> list[int]:
+        """Ids with special-token text as plain text, cut as Meta cuts it. ``fast=False``
+        runs ``rank_bpe.encode_chunk_with_ranks`` on each chunk (the same ids, slow)."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+        ids: list[int] = []
+        for piece in rank_bpe.cut_long_runs(text):
+            if fast:
+                ids += self.fast_encoder().encode_ordinary(_fix_surrogates(piece))
+            else:
+                for chunk in split(_fix_surrogates(piece), self._compiled):
+                    ids += rank_bpe.encode_chunk_with_ranks(chunk.encode("utf-8"), self._ranks)
+        return ids
+
+    def encode(
+        self,
+        text: str,
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+        fast: bool = True,
+    ) -> list[int]:
+        """``Tokenizer.encode``'s special-token rules on each of Meta's pieces."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}: {text!r:.80}")
+        ids: list[int] = []
+        for piece in rank_bpe.cut_long_runs(text):
+            ids += Tokenizer.encode(
+                self,
+                piece,
+                allowed_special=allowed_special,
+                disallowed_special=disallowed_special,
+                fast=fast,
+            )
+        return ids
+
+    def encode_iterable(
+        self,
+        pieces: Iterable[str],
+        *,
+        allowed_special: Literal["all"] | Collection[str] = frozenset(),
+        disallowed_special: Literal["all"] | Collection[str] = "all",
+    ) -> Iterator[int]:
+        """``encode("".join(pieces))`` lazily, one of Meta's 400,000-character windows at a
+        time (each window is cut and encoded on its own, so the ids are the same)."""
+        buffer = ""
+        for piece in pieces:
+            if not isinstance(piece, str):
+                raise TypeError(f"pieces must be str, got {type(piece).__name__}")
+            buffer += piece
+            while len(buffer) >= rank_bpe.WINDOW:
+                window, buffer = buffer[: rank_bpe.WINDOW], buffer[rank_bpe.WINDOW :]
+                yield from self.encode(
+                    window, allowed_special=allowed_special, disallowed_special=disallowed_special
+                )
+        if buffer:
+            yield from self.encode(
+                buffer, allowed_special=allowed_special, disallowed_special=disallowed_special
+            )
+
+    def save(self, file_prefix: str | os.PathLike) -> None:
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot be saved as a .model file: a .model file holds a "
+            "merge list and a split pattern, not Meta's cuts or tiktoken's whole-chunk lookup"
+        )
+
+    def load(self, model_file: str | os.PathLike, *, trust_pattern: bool = False) -> Tokenizer:
+        raise NotImplementedError(
+            f"{type(self).__name__} is Meta's tokenizer; load a .model file into a "
+            "RegexTokenizer instead"
+        )
+
+
+class Llama3Tokenizer(_LlamaTokenizer):
+    """Llama 3's tokenizer (Meta, 2024; also Llama 3.1, 3.2 and 3.3): 128,000 ranks whose
+    first 100,256 are GPT-4's, 256 special tokens.
+
+    >>> Llama3Tokenizer().encode("a.:.:b")  # b'.:.:' is a token BPE cannot build
+    [64, 100421, 65]
+    """
+
+    _name = "llama3"
+    _pattern_str = llama.LLAMA3_SPLIT_PATTERN
+
+
+class Llama4Tokenizer(_LlamaTokenizer):
+    """Llama 4's tokenizer (Meta, 2025): 200,000 ranks, GPT-4o's split pattern, 2,048 special
+    tokens.
+
+    >>> Llama4Tokenizer().encode("hello world")
+    [25681, 3817]
+    """
+
+    _name = "llama4"
+    _pattern_str = llama.LLAMA4_SPLIT_PATTERN

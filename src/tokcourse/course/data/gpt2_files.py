@@ -6,13 +6,13 @@ algorithm the pretrained tokenizers use.
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from tokcourse.pretrained import merge_pairs
+from tokcourse.rank_bpe import parse_tiktoken_ranks
 
 # --------------------------------------------------------------------------------------------
 # GPT-2's vocab.bpe and encoder.json, rebuilt from the r50k ranks
@@ -25,24 +25,6 @@ def read_tiktoken_ranks(file: str | os.PathLike[str]) -> dict[bytes, int]:
     Example: ``read_tiktoken_ranks(path("r50k_base"))[b"hello"]  # 31373``
     """
     return parse_tiktoken_ranks(Path(file).read_bytes(), file)
-
-
-def parse_tiktoken_ranks(data: bytes, where: object = "<bytes>") -> dict[bytes, int]:
-    """The ranks of a ``.tiktoken`` file's bytes; ``where`` names the source in errors.
-
-    >>> parse_tiktoken_ranks(b"aGVsbG8= 31373")
-    {b'hello': 31373}
-    """
-    ranks: dict[bytes, int] = {}
-    for lineno, line in enumerate(data.splitlines(), 1):
-        if not line:
-            continue
-        try:
-            token, rank = line.split()
-            ranks[base64.b64decode(token, validate=True)] = int(rank)
-        except ValueError as e:
-            raise ValueError(f"bad line {lineno} in {where}: {line[:80]!r}") from e
-    return ranks
 
 
 def bytes_to_unicode() -> dict[int, str]:

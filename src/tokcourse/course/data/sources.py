@@ -99,6 +99,17 @@ _MINILM = _Source(
     "b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54",
 )
 
+# Meta's Llama 3 and Llama 4 tokenizers (chapter 05, the playground): the llama-models wheel
+# (Llama 3 / Llama 4 Community Licences) carries both rank files in tiktoken's format. We read
+# the two files as data; the tests also keep the whole wheel, to run Meta's own tokenizer code
+# from it (unpacked into a temporary folder, never installed) as the reference for our encoder.
+_LLAMA_MODELS = _Source(
+    "llama-models==0.3.0",
+    "wheel",
+    "llama_models-0.3.0-py3-none-any.whl",
+    "7f77f78ff13fca09f70d76a376aff6414cd901623fb9d57e69c2f8367a73032f",
+)
+
 # The parallel text and the code corpus both come from this one Sphinx wheel (pure Python, BSD
 # licence), whatever Sphinx is installed (if any): its message catalogues change between
 # releases, and a learner's `pip install` brings whichever is newest. 7.4.7 is the last 7.x
@@ -193,6 +204,32 @@ ASSETS: Mapping[str, Asset] = MappingProxyType(
                 f"Sphinx {SPHINX_VERSION}: UI message catalogues (parallel text), Python sources",
                 _SPHINX,
                 size=3_401_624,
+            ),
+            Asset(
+                "llama3_ranks",
+                "llama3_tokenizer.model",
+                "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
+                "Llama 3's ranks (tiktoken format; 128,000 tokens)",
+                _LLAMA_MODELS,
+                "llama_models/llama3/tokenizer.model",
+                size=2_183_982,
+            ),
+            Asset(
+                "llama4_ranks",
+                "llama4_tokenizer.model",
+                "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
+                "Llama 4's ranks (tiktoken format; 200,000 tokens)",
+                _LLAMA_MODELS,
+                "llama_models/llama4/tokenizer.model",
+                size=3_622_230,
+            ),
+            Asset(
+                "llama_models_wheel",
+                "llama_models-0.3.0-py3-none-any.whl",
+                "7f77f78ff13fca09f70d76a376aff6414cd901623fb9d57e69c2f8367a73032f",
+                "llama-models 0.3.0: Meta's tokenizer code, the tests' reference (never installed)",
+                _LLAMA_MODELS,
+                size=6_612_946,
             ),
             Asset(
                 "minilm_vocab",
