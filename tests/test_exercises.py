@@ -604,6 +604,8 @@ def _report(bug_id):
         ("train-counts-once", "repeats the pair"),
         ("encode-smallest-pair", "most frequent"),  # it merged the smallest pair
         ("specials-earliest-over-set", "as tiktoken does"),  # tiktoken does not
+        ("with-halves-swapped", "your own choosing"),  # pick chose, from a wrong vocab
+        ("tie-ids-not-bytes", "spell the same bytes"),  # ids compared, not bytes
     ],
 )
 def test_hints_do_not_point_the_wrong_way(bug_id, wrong_hint):
