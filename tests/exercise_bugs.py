@@ -493,7 +493,8 @@ def _(stats, vocab):
 
 
 @bug("most_frequent_pair", "tie-ids-not-bytes", "max(stats, key=lambda p: (stats[p], p)): the "
-     "greater ids, not the greater bytes", hint="Compare (vocab[a], vocab[b]), not (a, b)")  # fmt: skip
+     "greater ids, not the greater bytes",
+     hint="Compare (vocab[a], vocab[b]), not (a, b)")  # fmt: skip
 def _(stats, vocab):
     return max(stats, key=lambda p: (stats[p], p))
 
@@ -514,7 +515,6 @@ def _(stats, vocab):
      "before the first", hint="the smaller first id, then the smaller second id")  # fmt: skip
 def _(stats, vocab):
     return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], -p[1], -p[0]))
-
 
 
 # --- decode_stream -----------------------------------------------------------------------------
