@@ -343,32 +343,6 @@ def _(text, vocab_size, pick=None):
     return merges
 
 
-@bug("train", "train-without-pick", "def train(text, vocab_size): no pick parameter",
-     hint="pick is the third parameter")  # fmt: skip
-def _(text, vocab_size):
-    return bpe.train(text, vocab_size)
-
-
-@bug("train", "train-ignores-pick", "takes max(stats, key=stats.get) whatever pick is",
-     hint="pair = pick(stats, vocab)")  # fmt: skip
-def _(text, vocab_size, pick=None):
-    return _train_with(text, vocab_size, lambda s: max(s, key=s.get))
-
-
-@bug("train", "train-vocab-not-updated", "passes the 256 byte tokens as vocab, never the new "
-     "ones", hint="vocab[idx] = vocab[a] + vocab[b]")  # fmt: skip
-def _(text, vocab_size, pick=None):
-    pick = pick or (lambda s, v: max(s, key=s.get))
-    ids = list(text.encode("utf-8"))
-    vocab = bpe.build_vocab({})
-    merges = {}
-    for idx in range(256, vocab_size):
-        pair = pick(_pairs(ids), vocab)
-        ids = bpe.merge(ids, pair, idx)
-        merges[pair] = idx
-    return merges
-
-
 @bug("train", "train-within-words", "splits the text on spaces and counts pairs within words",
      hint="only within words")  # fmt: skip
 def _(text, vocab_size, pick=None):
@@ -395,6 +369,80 @@ def _(text, vocab_size, pick=None):
 
     merges = bpe.train(text, vocab_size, pick=pick)
     return {(np.int64(a), np.int64(b)): idx for (a, b), idx in merges.items()}
+
+
+# --- train_with --------------------------------------------------------------------------------
+
+
+def _train_with_rule(text, vocab_size, pick, *, spell=None, ask=None, first_id=256):
+    ids = list(text.encode("utf-8"))
+    vocab = bpe.build_vocab({})
+    merges = {}
+    for i in range(vocab_size - 256):
+        stats = _pairs(ids)
+        pair = ask(stats, vocab) if ask else pick(stats, vocab)
+        ids = bpe.merge(ids, pair, first_id + i)
+        merges[pair] = first_id + i
+        vocab[first_id + i] = (spell or (lambda v, a, b: v[a] + v[b]))(vocab, *pair)
+    return merges
+
+
+@bug("train_with", "with-without-pick", "def train_with(text, vocab_size): no pick parameter",
+     hint="def train_with(text, vocab_size, pick)")  # fmt: skip
+def _(text, vocab_size):
+    return bpe.train(text, vocab_size)
+
+
+@bug("train_with", "with-ignores-pick", "takes max(stats, key=stats.get) whatever pick is",
+     hint="pair = pick(stats, vocab)")  # fmt: skip
+def _(text, vocab_size, pick):
+    return _train_with_rule(text, vocab_size, pick, ask=lambda s, v: max(s, key=s.get))
+
+
+@bug("train_with", "with-pick-one-argument", "calls pick(stats), without the vocab",
+     hint="it takes two arguments")  # fmt: skip
+def _(text, vocab_size, pick):
+    return _train_with_rule(text, vocab_size, pick, ask=lambda s, v: pick(s))
+
+
+@bug("train_with", "with-vocab-not-updated", "passes the 256 byte tokens as vocab, never the new "
+     "ones", hint="vocab[idx] = vocab[a] + vocab[b]")  # fmt: skip
+def _(text, vocab_size, pick):
+    ids = list(text.encode("utf-8"))
+    vocab = bpe.build_vocab({})
+    merges = {}
+    for idx in range(256, vocab_size):
+        pair = pick(_pairs(ids), vocab)
+        ids = bpe.merge(ids, pair, idx)
+        merges[pair] = idx
+    return merges
+
+
+@bug("train_with", "with-vocab-holds-pairs", "records vocab[idx] = pair, not the bytes",
+     hint="not the pair")  # fmt: skip
+def _(text, vocab_size, pick):
+    return _train_with_rule(text, vocab_size, pick, spell=lambda v, a, b: (a, b))
+
+
+@bug("train_with", "with-halves-swapped", "records vocab[idx] = vocab[b] + vocab[a]",
+     hint="the first half first")  # fmt: skip
+def _(text, vocab_size, pick):
+    return _train_with_rule(text, vocab_size, pick, spell=lambda v, a, b: v[b] + v[a])
+
+
+@bug("train_with", "with-off-by-one-id", "the first merge mints 257, not 256", hint="256 + i")
+def _(text, vocab_size, pick):
+    return _train_with_rule(text, vocab_size, pick, first_id=257)
+
+
+@bug("train_with", "with-top-pair-only", "asks pick only among the most frequent pairs",
+     hint="merge what it returns")  # fmt: skip
+def _(text, vocab_size, pick):
+    def ask(stats, vocab):
+        top = max(stats.values())
+        return pick({p: n for p, n in stats.items() if n == top}, vocab)
+
+    return _train_with_rule(text, vocab_size, pick, ask=ask)
 
 
 # --- most_frequent_pair ------------------------------------------------------------------------
@@ -463,6 +511,31 @@ def _(stats, vocab):
      hint="must return a pair of ints")  # fmt: skip
 def _(stats, vocab):
     return list(bpe.most_frequent_pair(stats, vocab))
+
+
+@bug("most_frequent_pair", "tie-ids-not-bytes", "max(stats, key=lambda p: (stats[p], p)): the "
+     "greater ids, not the greater bytes",
+     hint="Compare (vocab[a], vocab[b]), not (a, b)")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], p))
+
+
+@bug("most_frequent_pair", "tie-first-id-only", "the greater bytes, then only the smaller first "
+     "id", hint="spell the same bytes", order=True)  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], -p[0]))
+
+
+@bug("most_frequent_pair", "tie-sum-of-ids", "the greater bytes, then the smaller sum of the ids",
+     hint="the smaller first id, then the smaller second id")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], -(p[0] + p[1])))
+
+
+@bug("most_frequent_pair", "tie-second-id-first", "the greater bytes, then the smaller second id "
+     "before the first", hint="the smaller first id, then the smaller second id")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], -p[1], -p[0]))
 
 
 # --- decode_stream -----------------------------------------------------------------------------

@@ -621,6 +621,8 @@ def _report(bug_id):
         ("decode-stream-any-lead-pattern", "from 0x80 up"),  # it holds only never-lead bytes
         ("decode-stream-until-no-replacement", "as if it began a character"),
         ("specials-earliest-over-set", "as tiktoken does"),  # tiktoken does not
+        ("with-halves-swapped", "your own choosing"),  # pick chose, from a wrong vocab
+        ("tie-ids-not-bytes", "spell the same bytes"),  # ids compared, not bytes
     ],
 )
 def test_hints_do_not_point_the_wrong_way(bug_id, wrong_hint):
@@ -1068,7 +1070,7 @@ def test_chapter_03_encode_alternatives_pass_and_the_replay_is_refused():
 def test_chapter_02_a_trainer_with_any_tie_rule_passes():
     """Chapter 02's train, without pick, accepts any most frequent pair: the lecture's max, the
     smallest ids, the largest ids, the last top pair in the dict's order, counted with a
-    Counter; the tie rule is the next exercise's. With pick, it merges what pick returns."""
+    Counter; the tie rule is the next exercise's."""
     from collections import Counter
 
     def trainer(choose, count=lambda ids: dict(Counter(pairwise(ids)))):
@@ -1093,6 +1095,31 @@ def test_chapter_02_a_trainer_with_any_tie_rule_passes():
     ):
         result = run_check(check.exercise("train"), trainer(choose), quiet=True)
         assert result.passed, result.message
+
+
+def test_chapter_02_train_with_does_not_depend_on_the_order_of_the_counts():
+    """The rules train_with's check passes as pick never read the order of stats: a get_stats
+    that lists its pairs from right to left (chapter 00's check accepts it) passes too."""
+    merge = check.exercise("merge").reference
+
+    def right_to_left(ids):
+        counts = {}
+        for i in range(len(ids) - 1, 0, -1):
+            counts[ids[i - 1], ids[i]] = counts.get((ids[i - 1], ids[i]), 0) + 1
+        return counts
+
+    def train_with(text, vocab_size, pick):
+        ids, merges = list(text.encode("utf-8")), {}
+        vocab = {i: bytes([i]) for i in range(256)}
+        for idx in range(256, vocab_size):
+            pair = pick(right_to_left(ids), vocab)
+            ids = merge(ids, pair, idx)
+            merges[pair] = idx
+            vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+        return merges
+
+    result = run_check(check.exercise("train_with"), train_with, quiet=True)
+    assert result.passed, result.message
 
 
 def test_chapter_03_count_spellings_alternatives_pass():

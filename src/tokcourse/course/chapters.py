@@ -36,7 +36,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "Strings, Unicode and UTF-8",
         ("utf8_encode", "byte_kind", "utf8_decode"),
     ),
-    Chapter("02", "bpe", "Byte Pair Encoding", ("train", "most_frequent_pair")),
+    Chapter("02", "bpe", "Byte Pair Encoding", ("train", "most_frequent_pair", "train_with")),
     Chapter(
         "03",
         "encode_decode",

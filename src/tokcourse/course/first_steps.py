@@ -1,12 +1,12 @@
-"""Chapter 00's ``get_stats`` and ``merge`` and chapter 02's ``train`` and
-``most_frequent_pair``, as short as the exercises ask.
+"""Chapter 00's ``get_stats`` and ``merge`` and chapter 02's ``train``,
+``most_frequent_pair`` and ``train_with``, as short as the exercises ask.
 
 These are the solutions chapters 00 and 02 show. The checks compare a student's functions with the
 package's own, :func:`tokcourse.bpe.get_stats` and :func:`tokcourse.bpe.merge`, which give the
 same answers and add what later chapters need (counts added up over many chunks of text).
-Without ``pick`` the ``train`` check accepts any most frequent pair at each step, so the short
-``train`` below, which by default takes the first one ``max`` meets (``top_pair``), passes it
-as :func:`tokcourse.bpe.train` does; with ``pick`` it must merge what ``pick`` chooses.
+The ``train`` check accepts any most frequent pair at each step, so the short ``train``
+below, which takes the first one ``max`` meets, passes it as :func:`tokcourse.bpe.train` does;
+``train_with`` must merge what its ``pick`` chooses.
 ``most_frequent_pair`` is the course's tie rule, :func:`tokcourse.bpe.most_frequent_pair`
 without the type hints.
 They are written without type hints on purpose: they are what a learner writes on day one.
@@ -52,23 +52,37 @@ def top_pair(stats, vocab):
     return max(stats, key=stats.get)
 
 
-def train(text, vocab_size, pick=top_pair):
+def train(text, vocab_size):
     """Learn vocab_size - 256 BPE merges from text: {(a, b): new_id}.
-
-    Each merge is the pair pick(stats, vocab) returns.
 
     >>> train("aaabdaaabac", 259)
     {(97, 97): 256, (256, 97): 257, (257, 98): 258}
     """
     ids = list(text.encode("utf-8"))  # start from the bytes: ids 0..255
-    vocab = {i: bytes([i]) for i in range(256)}  # the bytes of every id
     merges = {}
     for idx in range(256, vocab_size):
         stats = get_stats(ids)  # count on the sequence as it is now
-        pair = pick(stats, vocab)  # a most frequent pair
+        pair = max(stats, key=stats.get)  # a most frequent pair
         ids = merge(ids, pair, idx)
         merges[pair] = idx
-        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]
+    return merges
+
+
+def train_with(text, vocab_size, pick):
+    """train, with pick(stats, vocab) choosing each merge.
+
+    >>> train_with("aaabdaaabac", 259, top_pair)
+    {(97, 97): 256, (256, 97): 257, (257, 98): 258}
+    """
+    ids = list(text.encode("utf-8"))
+    vocab = {i: bytes([i]) for i in range(256)}  # the bytes of every id
+    merges = {}
+    for idx in range(256, vocab_size):
+        stats = get_stats(ids)
+        pair = pick(stats, vocab)  # the rule decides
+        ids = merge(ids, pair, idx)
+        merges[pair] = idx
+        vocab[idx] = vocab[pair[0]] + vocab[pair[1]]  # first half first
     return merges
 
 

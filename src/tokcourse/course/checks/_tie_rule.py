@@ -49,9 +49,18 @@ def _most_frequent_pair_cases() -> Iterator[Case]:
     # a pair of halves against the bytes joined: (ab, c) > (a, z) as pairs, b"abc" < b"az"
     ab = _vocab_with(b"ab")
     yield Case(({(97, 122): 3, (256, 99): 3, (98, 98): 1}, ab), rule=_GREATER)
+    # the ids and the bytes disagree: 256 spells b"ab", which is smaller than b"x"
+    yield Case(({(120, 97): 2, (256, 97): 2}, ab), rule=_GREATER)
     # two ids with the same bytes (b"ab" twice)
     twice = _vocab_with(b"ab", b"ab")
     yield Case(({(257, 99): 5, (256, 99): 5, (97, 98): 1}, twice), rule=_SAME_BYTES)
+    # the same bytes and the same first id: the smaller second id decides
+    bc_twice = _vocab_with(b"bc", b"bc")
+    yield Case(({(97, 257): 5, (97, 256): 5}, bc_twice), rule=_SAME_BYTES)
+    # the same bytes, (256, 259) against (257, 257): the first id decides before the second,
+    # and neither the sum of the ids nor the second id first gives the pair the text asks for
+    ab_four = _vocab_with(b"ab", b"ab", b"ab", b"ab")
+    yield Case(({(257, 257): 5, (256, 259): 5}, ab_four), rule=_SAME_BYTES)
     # real counts from the middle of training small texts
     rng = random.Random(12)
     for _ in range(40):
@@ -75,6 +84,22 @@ def _spelled(pair: Any, vocab: Any) -> tuple:
     return (vocab[pair[0]], vocab[pair[1]])
 
 
+def _mfp_hint_ids(case: Case, expected: Any, got: Any) -> str | None:
+    stats, vocab = case.args
+    if not (isinstance(got, tuple) and got in stats and got != expected):
+        return None
+    if stats[got] != stats[expected] or _spelled(got, vocab) == _spelled(expected, vocab):
+        return None
+    tied = [p for p in stats if stats[p] == stats[got]]
+    if got != max(tied) or _spelled(got, vocab) > _spelled(expected, vocab):
+        return None
+    return (
+        f"{got} has the greater ids, but CS336's rule compares what the ids spell: {got} spells "
+        f"{_spelled(got, vocab)} and {expected} spells {_spelled(expected, vocab)}, the greater "
+        "pair of byte strings. Compare (vocab[a], vocab[b]), not (a, b)."
+    )
+
+
 def _mfp_hint_same_bytes(case: Case, expected: Any, got: Any) -> str | None:
     stats, vocab = case.args
     if not (isinstance(got, tuple) and got in stats and got != expected):
@@ -84,7 +109,8 @@ def _mfp_hint_same_bytes(case: Case, expected: Any, got: Any) -> str | None:
     return (
         f"{got} and {expected} spell the same bytes, {_spelled(got, vocab)}: two ids can spell "
         "the same bytes, and CS336's rule cannot tell such pairs apart. The exercise adds one "
-        f"level for that case: the pair with the smaller ids, {expected}."
+        "level for that case, the pair with the smaller ids: the smaller first id, then the "
+        f"smaller second id, {expected}."
     )
 
 

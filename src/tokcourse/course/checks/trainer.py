@@ -1,18 +1,19 @@
-"""Chapter 02: the trainer (train) and its tie rule (most_frequent_pair).
+"""Chapter 02: the trainer (train), its tie rule (most_frequent_pair) and the trainer that a
+rule drives (train_with).
 
-Without ``pick``, ``train`` accepts any most frequent pair at each step (``Exercise.accepts``):
-the check replays the merges on the text and asks, step by step, that each one is a pair with
-the highest count in the current sequence, minting 256, 257, ... With ``pick`` (a rule such as
-``smallest_ids``), every merge must be the pair ``pick(stats, vocab)`` returns: exactly the
-reference's merges. ``most_frequent_pair`` is CS336's tie rule (the lexicographically greater
-pair, comparing the bytes of the two halves as a tuple) with the course's extra level (on equal
-bytes, the smaller ids); the engine also runs every input again with ``stats`` in another
-insertion order.
+``train`` accepts any most frequent pair at each step (``Exercise.accepts``): the check replays
+the merges on the text and asks, step by step, that each one is a pair with the highest count
+in the current sequence, minting 256, 257, ... ``most_frequent_pair`` is CS336's tie rule (the
+lexicographically greater pair, comparing the bytes of the two halves as a tuple) with the
+course's extra level (on equal bytes, the smaller ids); the engine also runs every input again
+with ``stats`` in another insertion order. ``train_with(text, vocab_size, pick)`` must merge
+exactly the pair ``pick(stats, vocab)`` returns at each step. The rules the check passes as
+``pick`` never depend on the order of ``stats`` (the text does not say in which order a
+``get_stats`` lists its pairs), and one of them does not even take a most frequent pair.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,12 +22,24 @@ from tokcourse import bpe
 from tokcourse.course import first_steps
 from tokcourse.course.checks._tie_rule import (
     _mfp_hint_count_first,
+    _mfp_hint_ids,
     _mfp_hint_joined,
     _mfp_hint_not_in_stats,
     _mfp_hint_same_bytes,
     _mfp_hint_tie,
     _most_frequent_pair_cases,
     _times,
+)
+from tokcourse.course.checks._train_with import (
+    _random_texts,
+    _train_with_cases,
+    _train_with_reference,
+    _with_hint_call,
+    _with_hint_ids,
+    _with_hint_key_error,
+    _with_hint_other,
+    _with_hint_own_choice,
+    _with_hint_swapped,
 )
 from tokcourse.course.exercises import INT, PAIR, Case, Entry, Exercise, dict_of
 
@@ -36,45 +49,9 @@ from tokcourse.course.exercises import INT, PAIR, Case, Entry, Exercise, dict_of
 _ANY_TOP = "any of them"
 
 
-#: The rule the train check enforces when a ``pick`` is passed, in the exercise text's words.
-_PICK = "the pair pick(stats, vocab) returns"
-
-
-class _Pick:
-    """A picking rule with a readable name (it shows in the check's messages)."""
-
-    def __init__(self, name: str, rule: Any) -> None:
-        self.name, self.rule = name, rule
-
-    def __call__(self, stats: Any, vocab: Any) -> Any:
-        return self.rule(stats, vocab)
-
-    def __repr__(self) -> str:
-        return self.name
-
-    def __deepcopy__(self, memo: dict) -> _Pick:  # a rule is not data: the check's copy is it
-        return self
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Pick) and other.name == self.name
-
-    def __hash__(self) -> int:
-        return hash(self.name)
-
-
-GREATEST_BYTES = _Pick("greatest_bytes", bpe.most_frequent_pair)
-SMALLEST_IDS = _Pick("smallest_ids", lambda s, v: max(s, key=lambda p: (s[p], -p[0], -p[1])))
-LAST_SEEN = _Pick("last_seen", lambda s, v: max(reversed(s), key=s.__getitem__))
-
-
 def _train_cases() -> Iterator[Case]:
     yield from (
         Case(("aaabdaaabac", 259), rule=_ANY_TOP),  # step 2 is a tie
-        # the same ties, decided by pick: each rule gives other merges
-        Case(("aaabdaaabac", 260), {"pick": SMALLEST_IDS}, rule=_PICK),
-        Case(("aaabdaaabac", 260), {"pick": GREATEST_BYTES}, rule=_PICK),
-        Case(("abcd", 258), {"pick": LAST_SEEN}, rule=_PICK),
-        Case(("hello world, hello moon", 265), {"pick": GREATEST_BYTES}, rule=_PICK),
         Case(("aaabdaaabac", 256)),
         Case(("ab", 257)),
         # every pair occurs once: each step is a tie, every choice is right
@@ -84,22 +61,8 @@ def _train_cases() -> Iterator[Case]:
         Case(("hello world, hello moon", 265)),
         Case(("😀😀", 260)),
     )
-    rng = random.Random(3)
-    produced = 0
-    while produced < 48:
-        # half ASCII, half with characters of two, three and four UTF-8 bytes
-        alphabet = "ab cd" if produced % 2 else "ab céд한👋"
-        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(2, 60)))
-        vocab_size = 256 + rng.randrange(1, 12)
-        try:
-            bpe.train(text, vocab_size)
-        except ValueError:  # not enough pairs for that many merges: not a fair question
-            continue
-        produced += 1
-        if produced % 4 == 0:  # a vocab-dependent rule: vocab must hold the new tokens
-            yield Case((text, vocab_size), {"pick": GREATEST_BYTES}, rule=_PICK)
-        else:
-            yield Case((text, vocab_size))
+    for text, vocab_size in _random_texts(3, 48):
+        yield Case((text, vocab_size))
 
 
 def _as_items(merges: Any) -> list:
@@ -146,43 +109,9 @@ def _first_wrong_step(text: str, vocab_size: int, items: list) -> _Step | None:
 
 
 def _valid_training(case: Case, expected: Any, got: Any) -> bool:
-    """Any most frequent pair at each step: the merges replay on the text, each a top pair.
-    With ``pick``, exactly the pairs it chooses."""
-    if "pick" in case.kwargs:
-        return bool(got == expected)
+    """Any most frequent pair at each step: the merges replay on the text, each a top pair."""
     text, vocab_size = case.args
     return _first_wrong_step(text, vocab_size, got) is None
-
-
-def _train_hint_pick(case: Case, expected: Any, got: Any) -> str | None:
-    pick = case.kwargs.get("pick")
-    if pick is None:
-        return None
-    if isinstance(got, TypeError) and "pick" in str(got):
-        return (
-            f"train was called with pick={pick!r} and does not take it ({got}): pick is the "
-            "third parameter, def train(text, vocab_size, pick=top_pair), and each merge is the "
-            "pair pick(stats, vocab) returns."
-        )
-    if isinstance(got, KeyError):
-        return (
-            f"pick={pick!r} raised KeyError {got}: it looks up the bytes of the pair's ids in "
-            "vocab, so vocab must hold every id, the new ones too: after each merge, "
-            "vocab[idx] = vocab[a] + vocab[b]."
-        )
-    if not isinstance(got, list) or not isinstance(expected, list):
-        return None
-    step = next(
-        (i for i, (mine, theirs) in enumerate(zip(got, expected, strict=False)) if mine != theirs),
-        None,
-    )
-    if step is None:
-        return None
-    return (
-        f"with pick={pick!r}, merge number {step} must be {expected[step][0]}, the pair pick "
-        f"returns, and yours merged {got[step][0]}: call pair = pick(stats, vocab) with the "
-        "current counts and the vocab so far, instead of choosing the pair yourself."
-    )
 
 
 def _wrong_step(case: Case, got: Any) -> _Step | None:
@@ -374,7 +303,7 @@ def _train_hint_not_top(case: Case, expected: Any, got: Any) -> str | None:
 
 EXERCISES: dict[str, Entry] = {
     "train": Entry(
-        "train(text, vocab_size, pick=top_pair) -> merges",
+        "train(text, vocab_size) -> merges",
         lambda: Exercise(
             "train",
             bpe.train,
@@ -384,7 +313,6 @@ EXERCISES: dict[str, Entry] = {
             accepts=_valid_training,
             solution=first_steps.train,
             hints=(
-                _train_hint_pick,
                 _train_hint_code_points,
                 _train_hint_characters,
                 _train_hint_words,
@@ -392,6 +320,25 @@ EXERCISES: dict[str, Entry] = {
                 _train_hint_ids,
                 _train_hint_count,
                 _train_hint_not_top,
+            ),
+        ),
+    ),
+    "train_with": Entry(
+        "train_with(text, vocab_size, pick) -> merges",
+        lambda: Exercise(
+            "train_with",
+            _train_with_reference,
+            _train_with_cases,
+            normalize=_as_items,
+            returns=dict_of(PAIR, INT, "a dict {(a, b): new_id}, in the order learned"),
+            solution=first_steps.train_with,
+            hints=(
+                _with_hint_call,
+                _with_hint_ids,
+                _with_hint_key_error,
+                _with_hint_swapped,
+                _with_hint_own_choice,
+                _with_hint_other,
             ),
         ),
     ),
@@ -407,6 +354,7 @@ EXERCISES: dict[str, Entry] = {
             hints=(
                 _mfp_hint_not_in_stats,
                 _mfp_hint_count_first,
+                _mfp_hint_ids,
                 _mfp_hint_same_bytes,
                 _mfp_hint_joined,
                 _mfp_hint_tie,
