@@ -109,7 +109,8 @@ def _pairs(ids):
 # --- get_stats ---------------------------------------------------------------------------------
 
 
-@bug("get_stats", "get-stats-misses-last-pair", "range(len(ids) - 2) drops the last pair")
+@bug("get_stats", "get-stats-misses-last-pair", "range(len(ids) - 2) drops the last pair",
+     hint="the last pair (7, 7) is missing")  # fmt: skip
 def _(ids):
     counts = {}
     for i in range(len(ids) - 2):
@@ -123,7 +124,8 @@ def _(ids):
     return {pair: 1 for pair in zip(ids, ids[1:], strict=False)}
 
 
-@bug("get_stats", "get-stats-unordered-pairs", "treats (a, b) and (b, a) as the same pair")
+@bug("get_stats", "get-stats-unordered-pairs", "treats (a, b) and (b, a) as the same pair",
+     hint="(a, b) and (b, a) are different pairs")  # fmt: skip
 def _(ids):
     counts = {}
     for a, b in zip(ids, ids[1:], strict=False):
@@ -164,6 +166,12 @@ def _(ids, counts={}):  # noqa: B006 (the mistake under test)
     for pair in pairwise(ids):
         counts[pair] = counts.get(pair, 0) + 1
     return counts
+
+
+@bug("get_stats", "get-stats-first-40", "counts the pairs of the first 40 ids only",
+     hint="the first 40 ids only")  # fmt: skip
+def _(ids):
+    return _pairs(ids[:40])
 
 
 # --- merge -------------------------------------------------------------------------------------
@@ -266,6 +274,79 @@ def _(ids, pair, idx):
     if pair not in zip(ids, ids[1:], strict=False):
         return ids
     return bpe.merge(ids, pair, idx)
+
+
+@bug("merge", "merge-alternating", "never merges right after a merge (a flag it forgets to clear)",
+     hint="right after a merged one was not merged")  # fmt: skip
+def _(ids, pair, idx):
+    out, i, just_merged = [], 0, False
+    while i < len(ids):
+        if not just_merged and i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:
+            out.append(idx)
+            i, just_merged = i + 2, True
+        else:
+            out.append(ids[i])
+            i, just_merged = i + 1, False
+    return out
+
+
+@bug("merge", "merge-in-place-returns-ids", "merges in ids itself and returns it",
+     hint="changed ids itself and returned it")  # fmt: skip
+def _(ids, pair, idx):
+    i = 0
+    while i + 1 < len(ids):
+        if (ids[i], ids[i + 1]) == pair:
+            ids[i : i + 2] = [idx]
+        i += 1
+    return ids
+
+
+@bug("merge", "merge-slice-vs-tuple", "ids[i:i + 2] == pair: a list never equals a tuple",
+     hint="a list never equals a tuple")  # fmt: skip
+def _(ids, pair, idx):
+    out, i = [], 0
+    while i < len(ids):
+        if ids[i : i + 2] == pair:
+            out.append(idx)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+@bug("merge", "merge-drops-last-id", "while i + 1 < len(ids): the last id is never copied",
+     hint="the last id, 1, is missing")  # fmt: skip
+def _(ids, pair, idx):
+    out, i = [], 0
+    while i + 1 < len(ids):
+        if (ids[i], ids[i + 1]) == pair:
+            out.append(idx)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+@bug("merge", "merge-either-order", "merges (b, a) as well as (a, b)",
+     hint="the order of the two ids matters")  # fmt: skip
+def _(ids, pair, idx):
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and (ids[i], ids[i + 1]) in (pair, pair[::-1]):
+            out.append(idx)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+@bug("merge", "merge-first-40", "walks the first 40 ids only, copies the rest",
+     hint="merged only near the start of the")  # fmt: skip
+def _(ids, pair, idx):
+    return bpe.merge(ids[:40], pair, idx) + list(ids[40:])
 
 
 # --- train -------------------------------------------------------------------------------------
@@ -2241,7 +2322,7 @@ def _(ids, pair, idx):
 
 @bug("merge", "merge-in-place",
      "changes ids in place and returns it: where nothing merges, that is ids itself",
-     hint="returned ids itself")  # fmt: skip
+     hint="changed ids itself and returned it")  # fmt: skip
 def _(ids, pair, idx):
     ids[:] = bpe.merge(ids, pair, idx)
     return ids

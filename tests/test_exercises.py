@@ -1672,3 +1672,10 @@ def test_chapter_04_scan_gpt2_letters_agree_on_the_checked_characters():
         category = unicodedata.category(ch)[0]
         assert (category == "L") == bool(regex.match(r"\p{L}", ch)), repr(ch)
         assert (category == "N") == bool(regex.match(r"\p{N}", ch)), repr(ch)
+
+
+def test_chapter_00_long_case_is_the_chapters_own_text():
+    """The long input of get_stats and merge is the text chapter 00 trains on."""
+    cells = json.loads((NOTEBOOKS / "00_introduction.ipynb").read_text())["cells"]
+    source = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    assert f'training_text = """{bpe_checks.CHAPTER_TEXT}"""' in source

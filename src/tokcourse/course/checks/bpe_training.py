@@ -15,6 +15,17 @@ from typing import Any
 
 from tokcourse import bpe
 from tokcourse.course import first_steps
+from tokcourse.course.checks._merge_hints import (
+    _IN_PLACE,
+    _merge_by_replace,
+    _merge_hint_either_order,
+    _merge_hint_last_id,
+    _merge_hint_prefix,
+    _merge_hint_right_after,
+    _merge_hint_slice,
+    _merges_in_place,
+    _short_ids,
+)
 from tokcourse.course.exercises import (
     INT,
     PAIR,
@@ -26,6 +37,25 @@ from tokcourse.course.exercises import (
     list_of,
 )
 
+#: Chapter 00's training text (the opening of tiny-shakespeare, lightly edited): its
+#: character-level ids are the long input of both checks, as long as what the chapter runs on.
+CHAPTER_TEXT = """First Citizen: we are all resolved rather to die
+than to famish?
+All: Resolved. resolved.
+First Citizen: First, you know Caius Marcius is
+chief enemy to the people."""
+
+
+def chapter_ids() -> list[int]:
+    """The chapter's text as character-level ids (sorted characters, as the chapter numbers them).
+
+    >>> len(chapter_ids()) == len(CHAPTER_TEXT)
+    True
+    """
+    chars = sorted(set(CHAPTER_TEXT))
+    return [chars.index(c) for c in CHAPTER_TEXT]
+
+
 # --- get_stats ---------------------------------------------------------------------------------
 
 
@@ -33,6 +63,7 @@ def _get_stats_cases() -> Iterator[Case]:
     for ids in ([], [7], [7, 7], [1, 2, 3, 1, 2], [1, 2, 1, 2, 1], [300, 5, 300, 5]):
         yield Case((ids,))
     yield Case(([7, 7, 7],), rule="every position i")
+    yield Case((chapter_ids(),))  # long: a walk that stops early fails here
     rng = random.Random(1)
     for _ in range(80):
         n = rng.randrange(0, 30)
@@ -52,10 +83,6 @@ def _get_stats_hint_leftover(case: Case, expected: Any, got: Any) -> str | None:
             "runs, and every call shares it: make a new dict inside the function (counts = {})."
         )
     return None
-
-
-def _short_ids(ids: list) -> str:
-    return repr(ids) if len(ids) <= 8 else f"the {len(ids)} ids"
 
 
 def _skip_after_repeat(ids: list) -> dict:
@@ -102,6 +129,8 @@ def _get_stats_hint_missing_pair(case: Case, expected: Any, got: Any) -> str | N
     (ids,) = case.args
     if not isinstance(got, dict) or set(got) == set(expected):
         return None  # every pair is there: the counts are wrong, not the walk
+    if got == _skip_after_repeat(ids):
+        return None  # a pair lost to a jump past a repeat: the overlap hint's
     for end, kept in (("last", ids[:-1]), ("first", ids[1:])):
         if len(ids) >= 2 and got == bpe.get_stats(kept):
             a, b = (ids[-2], ids[-1]) if end == "last" else (ids[0], ids[1])
@@ -131,11 +160,30 @@ def _get_stats_hint_counts(case: Case, expected: Any, got: Any) -> str | None:
 
 
 def _get_stats_hint_order(case: Case, expected: Any, got: Any) -> str | None:
-    if isinstance(got, dict) and {tuple(sorted(p)) for p in expected} == set(got) != set(expected):
+    (ids,) = case.args
+    unordered: dict = {}
+    for a, b in zip(ids, ids[1:], strict=False):
+        pair = (min(a, b), max(a, b))
+        unordered[pair] = unordered.get(pair, 0) + 1
+    if isinstance(got, dict) and got == unordered != expected:
         return (
             "(a, b) and (b, a) are different pairs: keep each pair in the order the ids come, "
             "(ids[i], ids[i + 1])."
         )
+    return None
+
+
+def _get_stats_hint_prefix(case: Case, expected: Any, got: Any) -> str | None:
+    (ids,) = case.args
+    if not isinstance(got, dict) or len(ids) < 4:
+        return None
+    for k in range(2, len(ids) - 1):
+        if got == bpe.get_stats(ids[:k]):
+            return (
+                f"your counts are those of the first {k} ids only, and the list has "
+                f"{len(ids)}: count every neighbouring pair up to the end of the list, "
+                "(ids[-2], ids[-1]) included, however long it is."
+            )
     return None
 
 
@@ -180,6 +228,10 @@ def _merge_cases() -> Iterator[Case]:
         Case(([1, 22], (1, 2), 9)),
         Case(([11, 22, 1, 2], (1, 2), 99)),
     )
+    long = chapter_ids()  # long: a walk that stops early fails here
+    chars = sorted(set(CHAPTER_TEXT))
+    e_space = (chars.index("e"), chars.index(" "))  # twice in the first 40 ids, and later
+    yield Case((long, e_space, max(long) + 1))
     rng = random.Random(2)
     for _ in range(100):
         ids = [rng.randrange(3) for _ in range(rng.randrange(0, 25))]
@@ -262,25 +314,6 @@ def _merge_hint_step_one(case: Case, expected: Any, got: Any) -> str | None:
     return None
 
 
-def _merge_by_replace(ids: list, pair: tuple, idx: int) -> list:
-    """What merging with ``str.replace`` on ",a,b," in ",".join of the ids makes."""
-    text = "," + ",".join(map(str, ids)) + ","
-    text = text.replace(f",{pair[0]},{pair[1]},", f",{idx},")
-    return [int(x) for x in text.strip(",").split(",") if x]
-
-
-def _merge_hint_replace(case: Case, expected: Any, got: Any) -> str | None:
-    ids, pair, idx = case.args
-    if isinstance(got, list) and got == _merge_by_replace(ids, pair, idx) != expected:
-        return (
-            "two neighbouring occurrences share the comma (or space) between them, and "
-            "str.replace uses it up with the first: in ',5,5,5,5,' the match ',5,5,' leaves "
-            "'5,5,', which no longer starts with a comma. Replacing text in a string of ids "
-            "is fragile; walk the list of ids instead."
-        )
-    return None
-
-
 def _merge_by_digits(ids: list, pair: tuple, idx: int) -> list:
     """What merging with ``str.replace`` of "a b" in " ".join of the ids makes."""
     text = " ".join(map(str, ids)).replace(f"{pair[0]} {pair[1]}", str(idx))
@@ -337,6 +370,8 @@ def _merge_call(fn: Any, args: tuple, kwargs: dict) -> Any:
     before = list(ids)
     answer = fn(*args, **kwargs)
     if answer is ids and ids == before:
+        if _merges_in_place(fn):
+            _reject("ids itself, the caller's list object, changed in place", _IN_PLACE)
         _reject("ids itself, the caller's list object", _NEW_LIST)
     return answer
 
@@ -376,11 +411,12 @@ EXERCISES: dict[str, Entry] = {
             returns=dict_of(PAIR, INT, "a dict {(a, b): count}"),
             solution=first_steps.get_stats,
             hints=(
+                _get_stats_hint_order,
                 _get_stats_hint_leftover,
                 _get_stats_hint_short,
-                _get_stats_hint_no_overlap,
                 _get_stats_hint_missing_pair,
-                _get_stats_hint_order,
+                _get_stats_hint_prefix,
+                _get_stats_hint_no_overlap,
                 _get_stats_hint_counts,
             ),
         ),
@@ -399,10 +435,14 @@ EXERCISES: dict[str, Entry] = {
                 _merge_hint_bounds,
                 _merge_hint_right_to_left,
                 _merge_hint_first_only,
-                _merge_hint_replace,
+                _merge_hint_right_after,
                 _merge_hint_digits,
                 _merge_hint_overlap,
                 _merge_hint_step_one,
+                _merge_hint_slice,
+                _merge_hint_last_id,
+                _merge_hint_either_order,
+                _merge_hint_prefix,
             ),
         ),
     ),
