@@ -404,6 +404,32 @@ def _(text, vocab_size, pick=None):
     return merges
 
 
+@bug("train", "train-one-merge-too-many", "range(256, vocab_size + 1): one merge too many",
+     hint="range(256, vocab_size + 1) is an off-by-one")  # fmt: skip
+def _(text, vocab_size, pick=None):
+    ids = list(text.encode("utf-8"))
+    merges = {}
+    for idx in range(256, vocab_size + 1):
+        stats = _pairs(ids)
+        pair = max(stats, key=stats.get)  # raises once no pair is left
+        ids = bpe.merge(ids, pair, idx)
+        merges[pair] = idx
+    return merges
+
+
+@bug("train", "train-merged-ids-discarded", "new_ids = merge(...), but counts on the old ids",
+     hint="keep what merge returns")  # fmt: skip
+def _(text, vocab_size, pick=None):
+    ids = list(text.encode("utf-8"))
+    merges = {}
+    for idx in range(256, vocab_size):
+        stats = _pairs(ids)
+        pair = max((p for p in stats if p not in merges), key=stats.get)
+        new_ids = bpe.merge(ids, pair, idx)  # noqa: F841 - the bug: never used
+        merges[pair] = idx
+    return merges
+
+
 @bug("train", "train-least-frequent", "min instead of max: merges the rarest pair",
      hint="the most frequent pair there occurs")  # fmt: skip
 def _(text, vocab_size, pick=None):
@@ -617,6 +643,27 @@ def _(stats, vocab):
      "before the first", hint="the smaller first id, then the smaller second id")  # fmt: skip
 def _(stats, vocab):
     return max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]], -p[1], -p[0]))
+
+
+@bug("most_frequent_pair", "tie-nul-separator", "compares vocab[a] + b'\\0' + vocab[b]: a "
+     "separator byte in place of the pair", hint="No separator byte stands in")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], vocab[p[0]] + b"\0" + vocab[p[1]], -p[0], -p[1]))
+
+
+@bug("most_frequent_pair", "tie-second-half-first", "compares the second halves before the first",
+     hint="its first half first")  # fmt: skip
+def _(stats, vocab):
+    return max(stats, key=lambda p: (stats[p], vocab[p[1]], vocab[p[0]], -p[0], -p[1]))
+
+
+@bug("most_frequent_pair", "tie-longer-first", "the longer pair first, then the greater bytes",
+     hint="length is not part of CS336's rule")  # fmt: skip
+def _(stats, vocab):
+    def key(p):
+        return (stats[p], len(vocab[p[0]] + vocab[p[1]]), vocab[p[0]], vocab[p[1]], -p[0], -p[1])
+
+    return max(stats, key=key)
 
 
 # --- decode_stream -----------------------------------------------------------------------------

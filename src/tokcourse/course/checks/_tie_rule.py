@@ -61,6 +61,12 @@ def _most_frequent_pair_cases() -> Iterator[Case]:
     # and neither the sum of the ids nor the second id first gives the pair the text asks for
     ab_four = _vocab_with(b"ab", b"ab", b"ab", b"ab")
     yield Case(({(257, 257): 5, (256, 259): 5}, ab_four), rule=_SAME_BYTES)
+    # a token holding a NUL byte: (a\0, a) > (a, b) as pairs; joined with a NUL byte between
+    # the halves, b"a\0\0a" < b"a\0b", so a separator cannot stand in for the pair
+    nul = _vocab_with(b"a\0")
+    yield Case(({(97, 98): 2, (256, 97): 2, (98, 0): 1}, nul), rule=_GREATER)
+    # the second halves disagree with the first: (b, a) > (a, z), and a longer pair loses
+    yield Case(({(97, 122): 4, (98, 97): 4, (256, 256): 4}, _vocab_with(b"aaa")), rule=_GREATER)
     # real counts from the middle of training small texts
     rng = random.Random(12)
     for _ in range(40):
@@ -97,6 +103,11 @@ def _mfp_hint_ids(case: Case, expected: Any, got: Any) -> str | None:
         f"{got} has the greater ids, but CS336's rule compares what the ids spell: {got} spells "
         f"{_spelled(got, vocab)} and {expected} spells {_spelled(expected, vocab)}, the greater "
         "pair of byte strings. Compare (vocab[a], vocab[b]), not (a, b)."
+        + (
+            " Nor by length: length is not part of CS336's rule."
+            if _longest(stats, vocab) == got
+            else ""
+        )
     )
 
 
@@ -114,6 +125,73 @@ def _mfp_hint_same_bytes(case: Case, expected: Any, got: Any) -> str | None:
     )
 
 
+def _tied_wrong(case: Case, expected: Any, got: Any) -> bool:
+    stats, _ = case.args
+    return (
+        isinstance(got, tuple)
+        and got in stats
+        and got != expected
+        and (stats[got] == stats[expected])
+    )
+
+
+def _mfp_hint_separator(case: Case, expected: Any, got: Any) -> str | None:
+    stats, vocab = case.args
+    if not _tied_wrong(case, expected, got):
+        return None
+    tied = [p for p in stats if stats[p] == stats[got]]
+    if got != max(tied, key=lambda p: (vocab[p[0]] + b"\0" + vocab[p[1]], -p[0], -p[1])):
+        return None
+    return (
+        f"{got} is the greatest pair when the halves are joined with a NUL byte between them, "
+        f"but a token can hold any of the 256 byte values, NUL too: here {expected} spells "
+        f"{_spelled(expected, vocab)}. No separator byte stands in for the pair; compare the "
+        "halves as a pair of byte strings, (vocab[a], vocab[b])."
+    )
+
+
+def _second_first(stats: Any, vocab: Any) -> Any:
+    """The most frequent pair with the greater bytes, second halves compared first."""
+    top = max(stats.values())
+    tied = [p for p in stats if stats[p] == top]
+    return max(tied, key=lambda p: (vocab[p[1]], vocab[p[0]], -p[0], -p[1]))
+
+
+def _mfp_hint_second_first(case: Case, expected: Any, got: Any) -> str | None:
+    stats, vocab = case.args
+    if not _tied_wrong(case, expected, got):
+        return None
+    if got != _second_first(stats, vocab):
+        return None
+    return (
+        f"{got} spells {_spelled(got, vocab)}, the greatest when the second halves are compared "
+        f"first; a pair compares like a word, its first half first: {expected} spells "
+        f"{_spelled(expected, vocab)}, whose first half is the greater."
+    )
+
+
+def _longest(stats: Any, vocab: Any) -> Any:
+    """The most frequent pair that spells the most bytes (then the greater bytes)."""
+    top = max(stats.values())
+    tied = [p for p in stats if stats[p] == top]
+    return max(tied, key=lambda p: (len(vocab[p[0]] + vocab[p[1]]), vocab[p[0]], vocab[p[1]]))
+
+
+def _mfp_hint_length(case: Case, expected: Any, got: Any) -> str | None:
+    stats, vocab = case.args
+    if not _tied_wrong(case, expected, got):
+        return None
+    if got != _longest(stats, vocab) or len(vocab[got[0]] + vocab[got[1]]) <= len(
+        vocab[expected[0]] + vocab[expected[1]]
+    ):
+        return None
+    return (
+        f"{got} spells {_spelled(got, vocab)}, longer than {_spelled(expected, vocab)}, but "
+        "length is not part of CS336's rule: byte strings compare byte by byte, and a longer "
+        f"one wins only when the shorter is its beginning. {expected} is the greater pair."
+    )
+
+
 def _mfp_hint_joined(case: Case, expected: Any, got: Any) -> str | None:
     stats, vocab = case.args
     if not (isinstance(got, tuple) and got in stats and got != expected):
@@ -128,6 +206,11 @@ def _mfp_hint_joined(case: Case, expected: Any, got: Any) -> str | None:
         f"is greater; but CS336 compares the pairs, and as a pair of halves "
         f"{_spelled(expected, vocab)} is greater than {_spelled(got, vocab)}. Joined bytes and "
         "pairs of byte strings do not always order the same way."
+        + (
+            " Nor the second halves first: a pair compares like a word, its first half first."
+            if got == _second_first(stats, vocab)
+            else ""
+        )
     )
 
 

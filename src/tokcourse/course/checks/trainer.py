@@ -24,8 +24,11 @@ from tokcourse.course.checks._tie_rule import (
     _mfp_hint_count_first,
     _mfp_hint_ids,
     _mfp_hint_joined,
+    _mfp_hint_length,
     _mfp_hint_not_in_stats,
     _mfp_hint_same_bytes,
+    _mfp_hint_second_first,
+    _mfp_hint_separator,
     _mfp_hint_tie,
     _most_frequent_pair_cases,
     _times,
@@ -249,11 +252,36 @@ def _train_hint_words(case: Case, expected: Any, got: Any) -> str | None:
     )
 
 
+def _one_too_many(vocab_size: int, last: int) -> str:
+    return (
+        f"a vocabulary of {vocab_size} tokens holds the ids 0 to {vocab_size - 1}, so the last "
+        f"merge mints vocab_size - 1 = {vocab_size - 1}, and yours went on to {last}. "
+        "range(256, vocab_size) stops there; range(256, vocab_size + 1) is an off-by-one."
+    )
+
+
+def _train_hint_ran_out(case: Case, expected: Any, got: Any) -> str | None:
+    text, vocab_size = case.args
+    if not isinstance(got, ValueError) or "empty" not in str(got):
+        return None
+    try:
+        bpe.train(text, vocab_size + 1)
+    except ValueError:  # the text allows exactly the merges asked for, not one more
+        return (
+            f"yours raised {got!r}: it looked for a pair when none was left. {text!r} allows "
+            f"exactly the {vocab_size - 256} merge(s) asked for, and yours tried one more: "
+            + _one_too_many(vocab_size, vocab_size)
+        )
+    return None
+
+
 def _train_hint_count(case: Case, expected: Any, got: Any) -> str | None:
     text, vocab_size = case.args
     wrong = _wrong_step(case, got)
     if wrong is None or wrong.problem != "count":
         return None
+    if len(got) == vocab_size - 255:
+        return f"{len(got)} merges, one too many: " + _one_too_many(vocab_size, got[-1][1])
     return (
         f"{len(got)} merges instead of {vocab_size - 256}: a vocabulary of {vocab_size} "
         f"tokens is 256 bytes plus vocab_size - 256 = {vocab_size - 256} merges."
@@ -289,10 +317,12 @@ def _train_hint_not_top(case: Case, expected: Any, got: Any) -> str | None:
     top = ", ".join(map(str, wrong.top_pairs[:3]))
     if step and [p for p, _ in got[: step + 1]] == [p for p, _ in _counted_once(text, step + 1)]:
         return (
-            f"merge number {step}, {pair}, was chosen from counts made before the first merge: "
-            f"in the current sequence it {seen}, while the most frequent pair ({top}) occurs "
-            f"{wrong.top} times. Count the pairs again after every merge (get_stats on the "
-            "current ids, inside the loop)."
+            f"merge number {step}, {pair}, was chosen from counts of the text before the first "
+            f"merge: in the current sequence it {seen}, while the most frequent pair ({top}) "
+            f"occurs {wrong.top} times. Either the pairs were counted once, before the loop, or "
+            "they were counted again on ids that never changed because what merge returned was "
+            "discarded. Count the pairs again after every merge, on the current ids: keep what "
+            "merge returns, ids = merge(ids, pair, idx), and call get_stats inside the loop."
         )
     return (
         f"merge number {step} is {pair}, which {seen} in the sequence at that step; the most "
@@ -319,6 +349,7 @@ EXERCISES: dict[str, Entry] = {
                 _train_hint_same_pair,
                 _train_hint_ids,
                 _train_hint_count,
+                _train_hint_ran_out,
                 _train_hint_not_top,
             ),
         ),
@@ -356,7 +387,10 @@ EXERCISES: dict[str, Entry] = {
                 _mfp_hint_count_first,
                 _mfp_hint_ids,
                 _mfp_hint_same_bytes,
+                _mfp_hint_separator,
                 _mfp_hint_joined,
+                _mfp_hint_second_first,
+                _mfp_hint_length,
                 _mfp_hint_tie,
             ),
         ),
