@@ -916,6 +916,37 @@ def _decode_stream_bytes_decode(ids, vocab):
     yield held.decode("utf-8", errors="replace")
 
 
+def _flushing(ids, vocab, flush):
+    held = b""
+    for i in ids:
+        data = held + vocab[i]
+        cut = stream.unfinished(data)
+        held = data[cut:]
+        yield stream.utf8_text(data[:cut])
+    if held:
+        yield flush(held)
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-flush-fffd-per-byte",
+    "ends the stream with one '\ufffd' per held byte, not as decode turns them",
+    hint="yield utf8_text(held), which decodes the held bytes",
+)
+def _decode_stream_flush_fffd_per_byte(ids, vocab):
+    return _flushing(ids, vocab, lambda held: "\ufffd" * len(held))
+
+
+@bug(
+    "decode_stream",
+    "decode-stream-flush-one-fffd",
+    "ends the stream with a single '\ufffd' for whatever is held",
+    hint="yield utf8_text(held), which decodes the held bytes",
+)
+def _decode_stream_flush_one_fffd(ids, vocab):
+    return _flushing(ids, vocab, lambda held: "\ufffd")
+
+
 # --- encode ------------------------------------------------------------------------------------
 
 
@@ -1077,6 +1108,37 @@ def _(text, merges):
     while len(ids) >= 2:
         pair = _lowest(_pairs(ids), merges)
         ids = bpe.merge(ids, pair, merges[pair])
+    return ids
+
+
+_ENCODED = {}  # text -> ids: a cache that forgets which table made them
+
+
+@bug("encode", "encode-cache-by-text", "caches the ids by text alone: another table gets the "
+     "first table's ids", hint="the ids depend on the merges too")  # fmt: skip
+def _(text, merges):
+    if text not in _ENCODED:
+        ids = list(text.encode("utf-8"))
+        while len(ids) >= 2:
+            stats = _pairs(ids)
+            pair = _lowest(stats, merges)
+            if pair not in merges:
+                break
+            ids = bpe.merge(ids, pair, merges[pair])
+        _ENCODED[text] = ids
+    return list(_ENCODED[text])
+
+
+@bug("encode", "encode-copies-table", "ranks = dict(merges): a copy reads every merge of the "
+     "table", rule="work", hint="a copy of the table (ranks = dict(merges)")  # fmt: skip
+def _(text, merges):
+    ranks = dict(merges)
+    ids = list(text.encode("utf-8"))
+    while len(ids) >= 2:
+        pair = min(_pairs(ids), key=lambda p: ranks.get(p, float("inf")))
+        if pair not in ranks:
+            break
+        ids = bpe.merge(ids, pair, ranks[pair])
     return ids
 
 
@@ -4001,18 +4063,6 @@ def _(data):
         while cut and 0x80 <= data[cut - 1] < 0xC0:
             cut -= 1
         return utf8.utf8_decode(data[: max(cut - 1, 0)])
-
-
-@bug("decode_stream", "decode-stream-early",
-     "lets '\ufffd' out as soon as it sees ED A0..BF, where the rule and Python's decoder wait",
-     hint="too early: the bytes read so far end with b'\\xed\\xa0'")  # fmt: skip
-def _decode_stream_early(ids, vocab):
-    def cut_at(data):
-        if len(data) >= 2 and data[-2] == 0xED and 0xA0 <= data[-1] <= 0xBF:
-            return len(data)  # the start of a surrogate: call it broken now
-        return stream.unfinished(data)
-
-    return _decode_stream_holding(ids, vocab, cut_at)
 
 
 @bug("decode_stream", "decode-stream-last-byte-only", "holds back a lead byte only when it is "

@@ -17,6 +17,7 @@ from typing import Any
 __all__ = [
     "bit_boxes",
     "bytes_per_char_bars",
+    "encode_steps_figure",
     "hex_bytes",
     "html_table",
     "layout_table",
@@ -266,3 +267,47 @@ def main_scripts(text: str, share: float = 0.05) -> set[str]:
         if n >= share * len(letters):
             found.add(script)
     return found
+
+
+def encode_steps_figure(
+    text: str, steps: Sequence[tuple[Any, list[int]]], merges: Mapping, vocab: Mapping
+) -> Any:
+    """A matplotlib figure of ``encode``'s steps, one row per step: the tokens as boxes, the
+    token each merge creates highlighted. ``steps`` holds ``(pair, ids)``, ``pair`` ``None``
+    for the bytes at the start."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyBboxPatch
+
+    from tokcourse.course.viz import visible
+
+    fig, ax = plt.subplots(figsize=(8, 0.55 * len(steps) + 0.6))
+    for row, (pair, row_ids) in enumerate(steps):
+        y = len(steps) - 1 - row
+        new_id = None if pair is None else merges[pair]
+        x = 0.0
+        for idx in row_ids:
+            label = visible(vocab[idx].decode("utf-8"))
+            width = 0.32 + 0.16 * len(label)
+            colour = "#ffcc80" if idx == new_id else "#e3f2fd"
+            box = FancyBboxPatch(
+                (x, y - 0.32),
+                width,
+                0.64,
+                boxstyle="round,pad=0.02",
+                facecolor=colour,
+                edgecolor="#555555",
+                linewidth=0.8,
+            )
+            ax.add_patch(box)
+            ax.text(
+                x + width / 2, y, label, ha="center", va="center", fontsize=10, family="monospace"
+            )
+            x += width + 0.08
+        note = "bytes" if pair is None else f"merge {new_id}"
+        ax.text(-0.2, y, note, ha="right", va="center", fontsize=9, color="#333333")
+    ax.set_xlim(-1.6, 6.2)
+    ax.set_ylim(-0.7, len(steps) - 0.3)
+    ax.axis("off")
+    ax.set_title(f"Encoding {text!r}: always the earliest-learned merge first (· is a space)")
+    fig.tight_layout()
+    return fig

@@ -5,7 +5,8 @@ The check hands ``encode`` a table of thousands of merges with a short text, as 
 
 * A lookup (``merges[pair]``, ``pair in merges``, ``merges.get(pair)``) counts one.
 * Walking the table counts one for every merge met: ``for pair in merges``, ``.items()``,
-  ``.values()``, a copy made with ``dict(merges)``.
+  ``.values()``, a copy made with ``dict(merges)`` (which looks up every merge: its report
+  names the copy).
 * The pairs of the table are a subclass of ``tuple`` that counts each time one is hashed or
   compared, so a walk through ``merges.keys()`` that does anything with the pairs it meets
   (``pair in stats``, ``merge(ids, pair, idx)``) counts too.
@@ -18,6 +19,7 @@ only the pairs it finds, as on a plain dict.
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Callable, ItemsView, Iterator, ValuesView
 from typing import Any
 
@@ -86,6 +88,10 @@ def _counting_pair(count: _Count) -> type:
     return Pair
 
 
+#: The code that reads ``merges[pair]`` for ``.items()`` and ``.values()``.
+_VIEWS = (ItemsView.__iter__.__code__, ValuesView.__iter__.__code__)
+
+
 class _CountedMerges(dict):
     """The merges, counting the merges looked at (see the module docstring)."""
 
@@ -94,6 +100,7 @@ class _CountedMerges(dict):
         pair = _counting_pair(self.count)
         super().__init__((pair(p), idx) for p, idx in merges.items())
         self.count.n = 0  # building the table is not encode's work
+        self.got = 0  # merges[pair] from encode's code: a copy looks up every merge
 
     @property
     def looked_at(self) -> int:
@@ -101,6 +108,8 @@ class _CountedMerges(dict):
 
     def __getitem__(self, pair: Any) -> int:
         self.count.n += 1
+        if sys._getframe(1).f_code not in _VIEWS:
+            self.got += 1  # not through .items() or .values()
         return super().__getitem__(pair)
 
     def __contains__(self, pair: object) -> bool:
@@ -138,6 +147,16 @@ def run_encode(fn: Callable, args: tuple, kwargs: dict) -> Any:
     bound = allowed(n_bytes)
     if counted.looked_at > bound:
         try:
+            if counted.got >= len(merges):
+                _no_codec._reject(
+                    f"{counted.looked_at:,} merges looked at: your encode reads every merge of "
+                    f"the table of {len(merges):,}, as a copy of it does",
+                    "a copy of the table (ranks = dict(merges), {**merges}, or a loop over "
+                    "merges.items() that fills a new dict) reads every merge, 50,000 of them "
+                    "for GPT-2, before the first pair of the text is looked at. merges already "
+                    "is the table of ranks: look up the pairs of neighbours of the text in it "
+                    "directly (merges.get(pair, float('inf'))).",
+                )
             _no_codec._reject(
                 f"{counted.looked_at:,} merges looked at (lookups, and merges met while "
                 f"walking the table): it walks the whole table of {len(merges):,}",

@@ -62,6 +62,12 @@ def _decode_stream_cases() -> Iterator[Case]:
         [0xE2, 0x82, 65],  # a broken character, then "A"
         [0xED, 0xA0, 0x80, 65],  # an encoded surrogate: the decoder holds ED A0 back
         [0xFF, 65],
+        [0xC0, 0x80, 65],  # C0, C1, F5: never lead bytes, so broken at once
+        [0xC1, 65],
+        [0xF5, 0x80, 65],
+        [0xE0, 0x80, 65],  # after E0 only A0 to BF: broken at once, or when 65 arrives
+        [0xE0, 0xA0, 0x80],  # U+0800: after E0, A0 begins a character
+        [0xED, 0xA0],  # the stream ends in two broken pieces: decode gives two '\ufffd'
         [0xF0, 0x9F],
         [258, 105],
         [259, 260, 0x85, 0x95],  # "안녕"
@@ -189,24 +195,92 @@ def _when(pieces: list[_Piece]) -> list[int]:
 
 
 def _pythons_pieces(ids: list[int], vocab: dict) -> list[_Piece]:
-    """What Python's own incremental UTF-8 decoder lets out, and when: the earliest the check
-    accepts (it lets some starts that no byte can complete, such as E0 80, out at once)."""
+    """What Python's own incremental UTF-8 decoder lets out, and when: it lets some starts that
+    no byte can complete out at once (E0 80), others later than Unicode allows (ED A0)."""
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     out = [_Piece(decoder.decode(vocab[idx]), i + 1) for i, idx in enumerate(ids)]
     out.append(_Piece(decoder.decode(b"", final=True), len(ids)))
     return [piece for piece in out if piece.text]
 
 
+#: The Unicode Standard's Table 3-7 (well-formed UTF-8 byte sequences): for each lead byte, the
+#: range of the byte that may follow it; every later byte is 80 to BF.
+_SECOND_BYTE = {
+    **{b: (0x80, 0xBF) for b in range(0xC2, 0xE0)},
+    0xE0: (0xA0, 0xBF),
+    **{b: (0x80, 0xBF) for b in range(0xE1, 0xED)},
+    0xED: (0x80, 0x9F),
+    0xEE: (0x80, 0xBF),
+    0xEF: (0x80, 0xBF),
+    0xF0: (0x90, 0xBF),
+    0xF1: (0x80, 0xBF),
+    0xF2: (0x80, 0xBF),
+    0xF3: (0x80, 0xBF),
+    0xF4: (0x80, 0x8F),
+}
+
+
+def _can_complete(tail: bytes) -> bool:
+    """Whether some later bytes can make ``tail`` a character (Table 3-7): it is a lead byte
+    and the bytes that follow it so far are allowed, and fewer than it announces."""
+    if not tail or tail[0] not in _SECOND_BYTE:
+        return False
+    lead = tail[0]
+    needs = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+    if len(tail) >= needs:
+        return False
+    if len(tail) > 1:
+        low, high = _SECOND_BYTE[lead]
+        if not low <= tail[1] <= high:
+            return False
+    return all(0x80 <= b <= 0xBF for b in tail[2:])
+
+
+def _unicode_cut(data: bytes) -> int:
+    """Where the bytes that a later byte can still complete start (``len(data)`` if none):
+    the earliest moment Unicode allows to let the rest out."""
+    for back in range(1, min(3, len(data)) + 1):
+        if _can_complete(data[-back:]):
+            return len(data) - back
+    return len(data)
+
+
+def _unicodes_pieces(ids: list[int], vocab: dict) -> list[_Piece]:
+    """What a decoder that follows Unicode lets out, and when: everything but a tail that a
+    later byte can still complete (it lets ED A0 out at once: no byte completes a surrogate)."""
+    out, data, sent = [], b"", 0
+    for i, idx in enumerate(ids):
+        data += vocab[idx]
+        cut = _unicode_cut(data)
+        if cut > sent:
+            out.append(_Piece(bpe.utf8_text(data[sent:cut]), i + 1))
+            sent = cut
+    if sent < len(data):
+        out.append(_Piece(bpe.utf8_text(data[sent:]), len(ids)))
+    return [piece for piece in out if piece.text]
+
+
+def _earliest(ids: list[int], vocab: dict) -> list[int]:
+    """For each character, the earliest moment the check accepts: when no later byte can
+    complete it (Unicode), or Python's incremental decoder's moment if that is earlier."""
+    python = _when(_pythons_pieces(ids, vocab))
+    unicode = _when(_unicodes_pieces(ids, vocab))
+    if len(unicode) != len(python):
+        return python
+    return [min(a, b) for a, b in zip(python, unicode, strict=True)]
+
+
 def _stream_in_time(case: Case, expected: Any, got: Any) -> bool:
     """The right text, each character out no later than the rule of the text lets it out
-    (the reference's timing) and no earlier than Python's incremental decoder lets it out."""
+    (the reference's timing) and no earlier than no later byte can complete it (Unicode's
+    Table 3-7; Python's incremental decoder lets some out later, which is accepted too)."""
     if not isinstance(got, list) or not all(isinstance(p, _Piece) for p in got):
         return False
     ids, vocab = case.args
     text = "".join(piece.text for piece in expected)
     if "".join(piece.text for piece in got) != text:
         return False
-    earliest, latest = _when(_pythons_pieces(ids, vocab)), _when(expected)
+    earliest, latest = _earliest(ids, vocab), _when(expected)
     return all(a <= t <= b for a, t, b in zip(earliest, _when(got), latest, strict=True))
 
 
@@ -325,7 +399,7 @@ def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece])
             "continuation bytes than it announces; a complete character goes out at once."
         )
     text = "".join(piece.text for piece in expected)
-    earliest = _when(_pythons_pieces(ids, vocab))
+    earliest = _earliest(ids, vocab)
     latest = _when(expected)
     for i, (a, t, b) in enumerate(zip(earliest, _when(got), latest, strict=True)):
         if t < a:
@@ -333,8 +407,8 @@ def _decode_stream_timing(case: Case, expected: list[_Piece], got: list[_Piece])
             return (
                 f"{text[i]!r} came out after {t} id{'s' * (t != 1)}, too early: the bytes read "
                 f"so far end with {held!r}, a lead byte followed by fewer continuation bytes "
-                "than it announces, which the next id may complete. Hold such bytes back and "
-                "decode them with the bytes that come next."
+                "than it announces, which a later byte can still complete. Hold such bytes "
+                "back and decode them with the bytes that come next."
             )
         if t > b:
             data = b"".join(vocab[idx] for idx in ids[:b])
@@ -383,11 +457,20 @@ def _decode_stream_hint(case: Case, expected: Any, got: Any) -> str | None:
         return _decode_stream_timing(case, expected, got)
     ids, vocab = case.args
     held = _held_after(ids, vocab, len(ids))
-    if held and want.startswith(text) and want[len(text) :] == bpe.utf8_text(held):
+    flushed = bpe.utf8_text(held)
+    if held and want.startswith(text) and want[len(text) :] == flushed:
         return (
             "the end of the stream is missing: the bytes of an unfinished character are still "
             "held back when the ids run out. After the loop, yield utf8_text(held), which "
             "turns them into '\ufffd' (dropping them would lose the mark)."
+        )
+    before = want[: len(want) - len(flushed)]
+    if held and text in (before + "\ufffd" * len(held), before + "\ufffd"):
+        return (
+            f"the end of the stream is wrong: when the ids run out, the held bytes {held!r} "
+            f"came out as {text[len(before) :]!r}, where decode gives {flushed!r}. Do not "
+            "write the '\ufffd' yourself: yield utf8_text(held), which decodes the held bytes "
+            "with errors='replace' as decode does (one '\ufffd' for each broken piece)."
         )
     if text.count("\ufffd") > want.count("\ufffd"):
         return (

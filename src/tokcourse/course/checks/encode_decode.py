@@ -69,6 +69,8 @@ def _encode_cases() -> Iterator[Case]:
         Case(("aaaab", _AAA)),
         Case(("€", _AAA)),
         Case((SHORT_TEXT, large_table()), rule=NOT_THE_TABLE),
+        # the text of an earlier case, another table: the ids depend on both
+        Case(("aaab", {(97, 97): 256})),
     )
     rng = random.Random(6)
     for merges in _trained_merges():
@@ -213,6 +215,24 @@ def _encode_hint_order(case: Case, expected: Any, got: Any) -> str | None:
     did = "; or when ".join(ways)
     alike = " (this input gives the same ids for each of these)" if len(ways) > 1 else ""
     return f"your ids are what encoding gives when {did}{alike}. " + fix
+
+
+def _encode_hint_other_table(case: Case, expected: Any, got: Any) -> str | None:
+    """The ids of the same text under another table of the cases: a cache keyed by text."""
+    text, merges = case.args
+    if not isinstance(got, list) or got == expected:
+        return None
+    for other in _encode_cases():
+        other_text, table = other.args
+        if other_text == text and table != merges and len(table) < 100:
+            if got == bpe.encode(text, table):
+                return (
+                    f"your ids are those of {text!r} under another table the check passed "
+                    f"earlier, {table}: the ids depend on the merges too. A cache (or any "
+                    "state kept between calls) keyed by the text alone hands back the other "
+                    "table's ids; encode from the merges you are given, on every call."
+                )
+    return None
 
 
 def _encode_zero_default(text: str, merges: dict) -> list[int]:
@@ -432,6 +452,7 @@ EXERCISES: dict[str, Entry] = {
                 _encode_hint_code_points,
                 _encode_hint_no_stop,
                 _encode_hint_zero_default,
+                _encode_hint_other_table,
                 _encode_hint_order,
             ),
             ordered=("merges",),
