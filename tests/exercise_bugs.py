@@ -1187,6 +1187,10 @@ def _scanner(
     give_back=True,
     contractions=_CONTRACTIONS,
     ignore_case=False,
+    stop_before_contraction=False,
+    space_before_number=True,
+    space_before_contraction=False,
+    marks_as_letters=False,
 ):
     """A hand-written GPT-2 scanner, with knobs for the usual mistakes."""
     import unicodedata
@@ -1197,6 +1201,8 @@ def _scanner(
         if is_number is not None and is_number(c):
             return "N"
         category = unicodedata.category(c)[0]
+        if marks_as_letters and category == "M":
+            return "L"
         if is_number is not None and category == "N":
             return "P"
         return category if category in "LN" else "P"
@@ -1206,14 +1212,19 @@ def _scanner(
     while i < n:
         end = None
         folded = text.lower() if ignore_case else text
+        at = i + (space_before_contraction and text[i] == " ")
         for c in contractions:
-            if folded.startswith(c, i):
-                end = i + len(c)
+            if folded.startswith(c, at):
+                end = at + len(c)
                 break
         if end is None:
             first = i + (text[i] == " " and i + 1 < n and kinds[i + 1] != " ")
+            if not space_before_number and first > i and kinds[first] == "N":
+                first = i  # the space stays behind, a chunk of its own
             end = first + 1
             while end < n and kinds[end] == kinds[first]:
+                if stop_before_contraction and any(text.startswith(c, end) for c in contractions):
+                    break
                 end += 1
             if give_back and kinds[first] == " " and end < n:
                 end = max(i + 1, end - 1)
@@ -1254,6 +1265,30 @@ def _(text):
 def _(text):
     both = _CONTRACTIONS + tuple("’" + c[1:] for c in _CONTRACTIONS)
     return _scanner(text, is_space=_WHITE.__contains__, contractions=both)
+
+
+@bug("scan_gpt2", "scan-gpt2-stop-before-contraction", "a punctuation run stops before 's",
+     hint="does not stop before an apostrophe")  # fmt: skip
+def _(text):
+    return _scanner(text, is_space=_WHITE.__contains__, stop_before_contraction=True)
+
+
+@bug("scan_gpt2", "scan-gpt2-no-space-before-number", "no space in front of a number",
+     hint="front of a number too")  # fmt: skip
+def _(text):
+    return _scanner(text, is_space=_WHITE.__contains__, space_before_number=False)
+
+
+@bug("scan_gpt2", "scan-gpt2-space-before-contraction", "a space in front of a contraction",
+     hint="no space in front")  # fmt: skip
+def _(text):
+    return _scanner(text, is_space=_WHITE.__contains__, space_before_contraction=True)
+
+
+@bug("scan_gpt2", "scan-gpt2-marks-as-letters", "combining marks counted as letters",
+     hint="combining marks")  # fmt: skip
+def _(text):
+    return _scanner(text, is_space=_WHITE.__contains__, marks_as_letters=True)
 
 
 # --- first_split_difference ----------------------------------------------------------------------
@@ -1395,6 +1430,14 @@ def _(text, pattern, special_tokens):
     return counts
 
 
+@bug("chunk_counts", "chunk-counts-list-order", "tries the special tokens in the list's order",
+     hint="cut out the longer one")  # fmt: skip
+def _(text, pattern, special_tokens):
+    found = "|".join(map(regex.escape, special_tokens))  # in the list's order
+    pieces = regex.split(found, text) if special_tokens else [text]
+    return Counter(c.encode() for piece in pieces for c in regex.findall(pattern, piece))
+
+
 @bug("chunk_counts", "chunk-counts-joined", "deletes the special tokens, then splits the rest",
      hint="split each piece on its own")  # fmt: skip
 def _(text, pattern, special_tokens):
@@ -1438,40 +1481,71 @@ def _(text, pattern, special_tokens):
 # --- split_fixed -------------------------------------------------------------------------------
 
 _CONTRACTION = "'(?:[sdmt]|ll|ve|re)"
+_LETTER = r"(?<=\p{L})"  # the fixed contraction only right after a letter
+_NO_LETTER = r"(?!\p{L})"  # and not right before one
 
 
 @bug("split_fixed", "split-fixed-case-only", "(?i:...) but the ASCII apostrophe only",
      hint="’ (U+2019) starts a contraction too")  # fmt: skip
 def _(text):
-    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "'(?i:[sdmt]|ll|ve|re)"), text)
+    fixed = _LETTER + "'(?i:[sdmt]|ll|ve|re)" + _NO_LETTER
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
 
 
 @bug("split_fixed", "split-fixed-apostrophe-only", "['’] but lower case only",
      hint="the case is not fixed")  # fmt: skip
 def _(text):
-    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "['’](?:[sdmt]|ll|ve|re)"), text)
+    fixed = _LETTER + "['’](?:[sdmt]|ll|ve|re)" + _NO_LETTER
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
 
 
 @bug("split_fixed", "split-fixed-listed-cases", "lists lower and upper case: misses 'Ll",
      hint="mixed case")  # fmt: skip
 def _(text):
-    fixed = "['’](?:[sdmtSDMT]|ll|LL|ve|VE|re|RE)"
+    fixed = _LETTER + "['’](?:[sdmtSDMT]|ll|LL|ve|VE|re|RE)" + _NO_LETTER
     return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
 
 
 @bug("split_fixed", "split-fixed-any-quote", "takes the opening quote ‘ as an apostrophe",
      hint="opening quote")  # fmt: skip
 def _(text):
-    return regex.findall(
-        GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "['’‘](?i:[sdmt]|ll|ve|re)"), text
-    )
+    fixed = _LETTER + "['’‘](?i:[sdmt]|ll|ve|re)" + _NO_LETTER
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
 
 
 @bug("split_fixed", "split-fixed-global-flag", "a global (?i) in front of the whole pattern",
      hint="Scope the flag to the contraction with (?i:...)")  # fmt: skip
 def _(text):
-    fixed = GPT2_SPLIT_PATTERN.replace(_CONTRACTION, "['’](?:[sdmt]|ll|ve|re)")
-    return regex.findall("(?i)" + fixed, text)
+    fixed = _LETTER + "['’](?:[sdmt]|ll|ve|re)" + _NO_LETTER
+    return regex.findall("(?i)" + GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
+
+
+@bug("split_fixed", "split-fixed-opening-quote", "['’](?i:...) anywhere: 'sure' is cut",
+     hint="only right after a letter")  # fmt: skip
+def _(text):
+    fixed = "['’](?i:[sdmt]|ll|ve|re)" + _NO_LETTER
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
+
+
+@bug("split_fixed", "split-fixed-after-digit", "a letter or a digit in front: 1'm",
+     hint="after a digit")  # fmt: skip
+def _(text):
+    fixed = r"(?<=[\p{L}\p{N}])['’](?i:[sdmt]|ll|ve|re)" + _NO_LETTER
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
+
+
+@bug("split_fixed", "split-fixed-letter-after", "a letter may follow: O'Donnell is cut",
+     hint="a letter right after the suffix")  # fmt: skip
+def _(text):
+    fixed = _LETTER + "['’](?i:[sdmt]|ll|ve|re)"
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
+
+
+@bug("split_fixed", "split-fixed-no-context", "case and ’ fixed, no letter tested around",
+     hint="an apostrophe that opens a quotation")  # fmt: skip
+def _(text):
+    fixed = "['’](?i:[sdmt]|ll|ve|re)"
+    return regex.findall(GPT2_SPLIT_PATTERN.replace(_CONTRACTION, fixed), text)
 
 
 @bug("split_fixed", "split-fixed-unchanged", "GPT-2's pattern unchanged")

@@ -63,10 +63,11 @@ lower case (``"DON'T"`` splits into ``DON``, ``'``, ``T``).
 """
 
 GPT2_FIXED_PATTERN = GPT2_SPLIT_PATTERN.replace(
-    "'(?:[sdmt]|ll|ve|re)", "(?:'|’)(?i:[sdmt]|ll|ve|re)"
+    "'(?:[sdmt]|ll|ve|re)", r"(?<=\p{L})(?:'|’)(?i:[sdmt]|ll|ve|re)(?!\p{L})"
 )
-"""GPT-2's pattern with both contraction bugs fixed: contractions in any case, after the ASCII
-apostrophe ' or the typographic ’ (U+2019). Chapter 04's exercise.
+"""GPT-2's pattern with its contraction bugs fixed: contractions in any case, after the ASCII
+apostrophe ' or the typographic ’ (U+2019), only right after a letter and not before one, so
+that neither ``'sure'`` nor ``O'Donnell`` is cut as one. Chapter 04's exercise.
 """
 
 _GPT4_PARTS = [
@@ -430,8 +431,9 @@ def whitespace_chunks(run: str, following: str = "") -> list[str]:
     character, which is left for the next chunk; the word, number or
     punctuation alternatives take it only if it is a plain space
     (`` ?``), so any other last character (a newline, a tab) becomes a
-    chunk of its own (``\\s``). A run that ends the text stays whole
-    (``\\s++$``).
+    chunk of its own (``\\s``). A run that ends the text stays whole:
+    no non-space follows it (``\\s++$`` takes it, and
+    ``\\s+(?!\\S)`` would take the same run).
 
     >>> # the third space goes with the word: ' w'
     >>> whitespace_chunks("   ", "w")
@@ -456,7 +458,7 @@ def whitespace_chunks(run: str, following: str = "") -> list[str]:
             f"or '', got {following!r:.60}"
         )
     if not following:
-        # \s++$: white space that runs to the end of the text stays whole
+        # nothing follows, so the lookahead gives nothing back: whole run
         return [run]
     body, last = run[:-1], run[-1]
     chunks = [body] if body else []  # \s+(?!\S): all but the last character
@@ -470,14 +472,19 @@ def whitespace_chunks(run: str, following: str = "") -> list[str]:
 # fmt: off
 def split_fixed(text: str) -> list[str]:
     """GPT-2's chunks of ``text``, with contractions in any case after '
-    or ’ (U+2019); everything else as GPT-2 splits it.
+    or ’ (U+2019), between a letter and a non-letter; the rest as GPT-2's.
 
     >>> split_fixed("DON’T")
     ['DON', '’T']
+    >>> split_fixed("'sure' O'Donnell")
+    ["'", 'sure', "'", ' O', "'", 'Donnell']
     """
-    # (?:'|’) takes either apostrophe; (?i:...) ignores case inside it
+    # (?<=\p{L}) a letter before, (?!\p{L}) no letter after: an opening
+    # quote or a name is no contraction. (?:'|’) takes either apostrophe;
+    # (?i:...) ignores case inside the group only
     fixed = GPT2_SPLIT_PATTERN.replace(
-        "'(?:[sdmt]|ll|ve|re)", "(?:'|’)(?i:[sdmt]|ll|ve|re)"
+        "'(?:[sdmt]|ll|ve|re)",
+        r"(?<=\p{L})(?:'|’)(?i:[sdmt]|ll|ve|re)(?!\p{L})",
     )
     return split(text, fixed)
 # fmt: on

@@ -47,7 +47,7 @@ CHAPTERS: tuple[Chapter, ...] = (
         "04",
         "regex_pretokenization",
         "Regex pre-tokenization",
-        ("whitespace_chunks", "split_fixed", "scan_gpt2", "chunk_counts"),
+        ("whitespace_chunks", "split_fixed", "chunk_counts", "scan_gpt2"),
     ),
     Chapter(
         "05",

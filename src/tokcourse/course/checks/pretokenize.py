@@ -117,6 +117,8 @@ _SCAN_PIECES = (
 def _scan_gpt2_cases() -> Iterator[Case]:
     for text in _GPT2_TEXTS:
         yield Case((text,))
+    for text in ("!'s", "a 42", "x 's", "ne\u0301e"):  # each alone: one mistake each
+        yield Case((text,))
     rng = random.Random(4)
     for _ in range(150):
         yield Case(("".join(rng.choice(_SCAN_PIECES) for _ in range(rng.randrange(1, 8))),))
@@ -186,6 +188,32 @@ def _scan_gpt2_hint_variants(case: Case, expected: Any, got: Any) -> str | None:
             gpt2.replace("'(?:", "['’](?:"),
             'GPT-2\'s contractions start with the ASCII apostrophe \' only: "I’m" is "I", '
             '"’", "m". The typographic ’ is an \'other\' character.',
+        ),
+        (
+            gpt2.replace(
+                r" ?[^\s\p{L}\p{N}]++",
+                r" ?[^\s\p{L}\p{N}](?:(?!'(?:[sdmt]|ll|ve|re))[^\s\p{L}\p{N}])*+",
+            ),
+            "a run of punctuation does not stop before an apostrophe: the contraction "
+            'alternative is tried only where a chunk starts, so "!\'s" is "!\'", "s" (the '
+            "punctuation run takes the apostrophe along).",
+        ),
+        (
+            gpt2.replace(r" ?\p{N}++", r"\p{N}++"),
+            "a space attaches to the front of a number too ( ?\\p{N}++): \"a 42\" is 'a', ' 42'.",
+        ),
+        (
+            gpt2.replace("'(?:[sdmt]|ll|ve|re)", " ?'(?:[sdmt]|ll|ve|re)"),
+            "a contraction takes no space in front: \"x 's\" is 'x', \" '\", 's' (the "
+            "punctuation alternative takes the space and the apostrophe).",
+        ),
+        (
+            gpt2.replace(r" ?\p{L}++", r" ?[\p{L}\p{M}]++").replace(
+                r"[^\s\p{L}\p{N}]", r"[^\s\p{L}\p{M}\p{N}]"
+            ),
+            "combining marks (category M, such as U+0301) are not letters to the pattern: "
+            "they are 'other' characters and cut the word (\"ne\\u0301e\" is 'ne', "
+            "'\\u0301', 'e').",
         ),
         (
             patterns.GPT4_SPLIT_PATTERN,
@@ -324,7 +352,8 @@ def _whitespace_hint(case: Case, expected: Any, got: Any) -> str | None:
     if not following and got != [run]:
         return (
             "nothing follows the run (following is ''): the whole run is one chunk "
-            "(\\s++$ takes white space up to the end of the text)."
+            "(with no non-space after it, \\s+(?!\\S) gives nothing back, and \\s++$ takes the "
+            "same run)."
         )
     if following and got == [run] == [*expected, " "]:
         return (

@@ -28,6 +28,7 @@ from tokcourse.course.exercises import BYTES, INT, STR, Case, Entry, Exercise, d
 
 _EOT = "<|endoftext|>"
 _FIM = "<|fim_middle|>"
+_END, _X = "<|end|>", "<|x|>"
 _LETTERS_OR_NOT = r"\p{L}+|[^\p{L}]+"  # another split: runs of letters and the rest
 
 
@@ -48,13 +49,15 @@ def _chunk_counts_inputs() -> Iterator[Case]:
     yield Case((f"x{_FIM}y{_EOT}z y", gpt2, [_EOT, _FIM]))
     yield Case(("a|b <c> x|y", gpt2, [_EOT]))  # the special token's characters, apart
     yield Case(("café naïve 日本 café", gpt2, []))
+    # one special token starts another: at the same place the longer one is cut out
+    yield Case((f"a{_END}{_X}b{_END}c", gpt2, [_END, _END + _X]), rule="the longer one")
     yield Case(("Hello, world! Hello.", _LETTERS_OR_NOT, []), rule="with `pattern`")
     rng = random.Random(21)
-    pieces = [*_SPLIT_PIECES, _EOT, _EOT, _FIM, "|", "<"]
+    pieces = [*_SPLIT_PIECES, _EOT, _EOT, _FIM, "|", "<", _END, _X]
     for _ in range(60):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 9)))
         pattern = rng.choice([gpt2, gpt2, _LETTERS_OR_NOT])
-        specials = rng.choice([[], [_EOT], [_EOT, _FIM]])
+        specials = rng.choice([[], [_EOT], [_EOT, _FIM], [_END, _END + _X]])
         yield Case((text, pattern, specials))
 
 
@@ -67,10 +70,29 @@ def _split_unescaped(text: str, pattern: str, specials: list[str]) -> dict[bytes
     return counts
 
 
+def _in_list_order(text: str, pattern: str, specials: list[str]) -> dict[bytes, int]:
+    """The chunks of a student who cut at the special tokens in the order of the list, so that
+    a shorter one listed first wins over a longer one that starts at the same place."""
+    counts: dict[bytes, int] = {}
+    found = "(" + "|".join(map(regex.escape, specials)) + ")"
+    for piece in regex.split(found, text):
+        if piece and piece not in specials:
+            for chunk in patterns.split(piece, pattern):
+                counts[chunk.encode()] = counts.get(chunk.encode(), 0) + 1
+    return counts
+
+
 def _chunk_counts_hint(case: Case, expected: Any, got: Any) -> str | None:
     text, pattern, specials = case.args
     if not isinstance(got, dict):
         return None
+    nested = any(a != b and b.startswith(a) for a in specials for b in specials)
+    if nested and got == _in_list_order(text, pattern, specials):
+        return (
+            "one special token starts another here ('<|end|>' and '<|end|><|x|>'): where two "
+            "start at the same place, cut out the longer one, as tiktoken does (chapter 06). "
+            "Try the special tokens longest first."
+        )
     keys = {k.decode("utf-8", "replace") for k in got if isinstance(k, bytes)}
     if any(special in keys for special in specials):
         return (
@@ -130,7 +152,24 @@ class _TextCase(Case):
 
 # --- split_fixed (GPT-2's pattern with its contraction bugs fixed) ------------------------------
 
-_FIXED_PIECES = (*_SCAN_PIECES, "DON'T", "WE'LL", "don’t", "I’M", "it’s", "We'Ll", "‘s", "’", "'")
+_FIXED_PIECES = (
+    *_SCAN_PIECES,
+    "DON'T",
+    "WE'LL",
+    "don’t",
+    "I’M",
+    "it’s",
+    "We'Ll",
+    "‘s",
+    "’",
+    "'",
+    "'sure",
+    "'Red",
+    "x",
+    "1",
+    "\n",
+    "!",
+)
 
 
 #: A text of every kind: both apostrophes in all cases, numbers, code, white space, Greek
@@ -148,6 +187,13 @@ def _split_fixed_cases() -> Iterator[Case]:
     yield Case(("We'Ll",), rule="mixed case")
     yield Case(("don’t",), rule="U+2019")
     yield Case(("‘sup",), rule="not after the opening quote")
+    yield Case(("'sure'",), rule="only right after a letter")
+    yield Case(("'Red Shirt'",), rule="only right after a letter")
+    yield Case(("he said\n'Sure.'",), rule="only right after a letter")
+    yield Case(("1'm 90's",), rule="not after a digit")
+    yield Case(("x'sure",), rule="not right before a letter")
+    yield Case(("O'Donnell O'Malley",), rule="not right before a letter")
+    yield Case((" 's !'s",), rule="as GPT-2's pattern splits it")
     # a global (?i) changes the other alternatives too: U+0345 (a combining mark that folds to
     # the letter ι) is then neither a letter nor "other" to the pattern, and findall skips it
     yield Case(("a\u0345b",), rule="every character of the text")
@@ -159,50 +205,95 @@ def _split_fixed_cases() -> Iterator[Case]:
         yield Case(("".join(rng.choice(_FIXED_PIECES) for _ in range(rng.randrange(1, 8))),))
 
 
+_AFTER_LETTER = r"(?<=\p{L})"
+_NO_LETTER_AFTER = r"(?!\p{L})"
+_CONTRACTION = "'(?:[sdmt]|ll|ve|re)"
+#: the letter tests around a contraction: both, only the one before, only the one after, none
+_CONTEXTS = (
+    (_AFTER_LETTER, _NO_LETTER_AFTER),
+    (_AFTER_LETTER, ""),
+    ("", _NO_LETTER_AFTER),
+    ("", ""),
+)
+
+
+def _variant(text: str, contraction: str) -> list[list[str] | None]:
+    """GPT-2's chunks of text with this contraction alternative, in each of the four contexts
+    of :data:`_CONTEXTS`."""
+    gpt2 = patterns.GPT2_SPLIT_PATTERN
+    return [
+        _split_or_none(text, gpt2.replace(_CONTRACTION, before + contraction + after))
+        for before, after in _CONTEXTS
+    ]
+
+
 def _split_fixed_flag_hint(case: Case, expected: Any, got: Any) -> str | None:
     """A global (?i) at the front of the pattern: right on every contraction, but it changes
     the other alternatives too, and findall then skips U+0345."""
     (text,) = case.args
     if not isinstance(got, list):
         return None
-    fixed = patterns.GPT2_SPLIT_PATTERN.replace("'(?:[sdmt]|ll|ve|re)", "['’](?:[sdmt]|ll|ve|re)")
-    if got == regex.findall("(?i)" + fixed, text):
-        return (
-            "a global (?i) makes the whole pattern case-insensitive, not only the "
-            "contractions: under it U+0345 (a combining mark that folds to the letter ι) "
-            "is matched by no alternative, and regex.findall skips it. Scope the flag to "
-            "the contraction with (?i:...)."
-        )
+    gpt2 = patterns.GPT2_SPLIT_PATTERN
+    for before, after in _CONTEXTS:
+        fixed = gpt2.replace(_CONTRACTION, before + "['’](?:[sdmt]|ll|ve|re)" + after)
+        if got == regex.findall("(?i)" + fixed, text) != _split_or_none(text, fixed):
+            return (
+                "a global (?i) makes the whole pattern case-insensitive, not only the "
+                "contractions: under it U+0345 (a combining mark that folds to the letter ι) "
+                "is matched by no alternative, and regex.findall skips it. Scope the flag to "
+                "the contraction with (?i:...)."
+            )
     return None
 
 
 def _split_fixed_hint(case: Case, expected: Any, got: Any) -> str | None:
     (text,) = case.args
+    right = "['’](?i:[sdmt]|ll|ve|re)"
     gpt2 = patterns.GPT2_SPLIT_PATTERN
-    contraction = "'(?:[sdmt]|ll|ve|re)"
+    digit = r"(?<=[\p{L}\p{N}])" + right + _NO_LETTER_AFTER
+    if got == _split_or_none(text, gpt2.replace(_CONTRACTION, digit)):
+        return (
+            "only right after a letter: after a digit (1'm, 90's) the apostrophe is no contraction."
+        )
+    missing = {
+        1: "a letter right after the suffix means the apostrophe is no contraction "
+        "(x'sure, O'Donnell): ask for no letter after it, for example with a negative "
+        "lookahead (?!\\p{L}).",
+        2: "an apostrophe that opens a quotation ('sure', 'Red Shirt', at the start of a line) "
+        "is cut as a contraction: accept a contraction only right after a letter, for "
+        "example with a lookbehind (?<=\\p{L}) in front of it.",
+    }
+    missing[3] = missing[2]
     variants = (  # the most specific mistake first
         (
-            gpt2.replace(contraction, "['’](?:[sdmtSDMT]|ll|LL|ve|VE|re|RE)"),
+            "['’](?:[sdmtSDMT]|ll|LL|ve|VE|re|RE)",
             "contractions in mixed case too ('Ll, 'rE): make the group case-insensitive "
             "with (?i:...) instead of listing cases.",
         ),
         (
-            gpt2.replace(contraction, "'(?i:[sdmt]|ll|ve|re)"),
+            "'(?i:[sdmt]|ll|ve|re)",
             "’ (U+2019) starts a contraction too, not only the ASCII apostrophe '.",
         ),
         (
-            gpt2.replace(contraction, "['’](?:[sdmt]|ll|ve|re)"),
+            "['’](?:[sdmt]|ll|ve|re)",
             "the case is not fixed: 'T and 'LL are contractions too "
             "(in any case, mixed case included).",
         ),
         (
-            gpt2.replace(contraction, "['’‘](?i:[sdmt]|ll|ve|re)"),
+            "['’‘](?i:[sdmt]|ll|ve|re)",
             "‘ (U+2018) is an opening quote, not an apostrophe: only ' and ’ start a contraction.",
         ),
     )
-    said = [say for pattern, say in variants if got == _split_or_none(text, pattern)]
-    if said:
-        return said[0]
+    # the mistakes as made with both letter tests, then a missing test, then mistakes without
+    right_ones = _variant(text, right)
+    for context in range(len(_CONTEXTS)):
+        said = [say for c, say in variants if got == _variant(text, c)[context]]
+        if said:  # an input can show two mistakes the same way
+            return " Or: ".join(said[:2])
+        if context == 0:
+            for lacks in (1, 2, 3):
+                if got == right_ones[lacks]:
+                    return missing[lacks]
     if isinstance(got, list) and got == _split_or_none(text, patterns.GPT4_SPLIT_PATTERN):
         return (
             "that is GPT-4's split, which changes more than the contractions (chapter 05): "
