@@ -2167,7 +2167,7 @@ def _(cp):
 
 @bug("utf8_encode", "utf8-encode-no-lower-bound",
      "no check for negative integers: bytes([-1]) raises a ValueError by luck",
-     hint="so test 0 <= code_point <= 0x10FFFF yourself")  # fmt: skip
+     hint="does not name it: test 0 <= code_point <= 0x10FFFF")  # fmt: skip
 def _(cp):
     if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
         raise ValueError(f"{cp:#x} has no UTF-8 encoding")
@@ -2354,9 +2354,17 @@ def _(b):
 
 
 def _decode_utf8_with(
-    data, *, overlong=True, surrogates=True, limit=True, truncation=True, continuation=True
+    data,
+    *,
+    overlong=True,
+    surrogates=True,
+    limit=True,
+    truncation=True,
+    continuation=True,
+    minimums=(0x80, 0x800, 0x10000),
 ):
-    """A UTF-8 decoder whose checks can be switched off one by one."""
+    """A UTF-8 decoder whose checks can be switched off one by one (``minimums``: the smallest
+    code point each of the 2-, 3- and 4-byte forms may spell)."""
     out, i = [], 0
     while i < len(data):
         lead = data[i]
@@ -2376,7 +2384,7 @@ def _decode_utf8_with(
             cp = (cp << 6) | (b & 0x3F)
         if not truncation and i + n > len(data):
             data[i + n - 1]  # reads past the end: IndexError
-        if overlong and cp < (0x80, 0x800, 0x10000)[n - 2]:
+        if overlong and cp < minimums[n - 2]:
             raise ValueError("overlong")
         if surrogates and 0xD800 <= cp <= 0xDFFF:
             raise ValueError("surrogate")
@@ -2439,6 +2447,20 @@ def _(b):
 @bug("utf8_decode", "utf8-decode-accepts-overlong", "accepts overlong forms such as C0 AF")
 def _(data):
     return _decode_utf8_with(data, overlong=False)
+
+
+@bug("utf8_decode", "utf8-decode-overlong-3-byte-min-0x80",
+     "the 3-byte form's minimum taken as 0x80: E0 9F BF passes as U+07FF",
+     hint="the smallest code point of its length")  # fmt: skip
+def _(data):
+    return _decode_utf8_with(data, minimums=(0x80, 0x80, 0x10000))
+
+
+@bug("utf8_decode", "utf8-decode-overlong-4-byte-min-0x800",
+     "the 4-byte form's minimum taken as 0x800: F0 8F BF BF passes as U+FFFF",
+     hint="the smallest code point of its length")  # fmt: skip
+def _(data):
+    return _decode_utf8_with(data, minimums=(0x80, 0x800, 0x800))
 
 
 @bug("utf8_decode", "utf8-decode-accepts-surrogates", "accepts encoded surrogates (ED A0 80)")

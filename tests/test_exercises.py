@@ -375,6 +375,21 @@ def test_a_codec_name_in_an_error_message_is_not_a_codec_call():
     assert not result.passed and "'utf-8'" in result.message
 
 
+@pytest.mark.parametrize("spell", ["U+{:04x}", "0X{:X}", "0x{:06x}", "U+{:06X}", "{:d}"])
+def test_utf8_encode_accepts_any_spelling_of_the_refused_integer(spell):
+    """Chapter 01's text asks for the integer in decimal or hex, in either case, with or
+    without leading zeros: every such message passes (U+d800, 0XD800, 0x00d800, U+00D800)."""
+
+    def utf8_encode(code_point):
+        if not 0 <= code_point <= 0x10FFFF or 0xD800 <= code_point <= 0xDFFF:
+            sign = "-" if code_point < 0 else ""
+            raise ValueError(f"{sign}{spell.format(abs(code_point))} has no UTF-8 form")
+        return utf8.utf8_encode(code_point)
+
+    result = run_check(check.exercise("utf8_encode"), utf8_encode, quiet=True)
+    assert result.passed, result.message
+
+
 def test_chapter_04_alternatives_pass():
     """Other correct ways: a scanner with a regex for its contractions only, a walk over two
     chunk lists, the white-space rule written with a loop instead of slicing."""

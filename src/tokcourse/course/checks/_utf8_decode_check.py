@@ -50,6 +50,10 @@ _UTF8_INVALID = (
     b"\xc0\xaf",  # "/" in two bytes: overlong
     b"\xe0\x80\xaf",  # "/" in three bytes: overlong
     b"\xf0\x82\x82\xac",  # "€" in four bytes: overlong
+    # overlong, yet above the smaller forms' own minimums: only the right minimum refuses them
+    b"\xe0\x9f\xbf",  # U+07FF, the last 2-byte code point, in three bytes
+    b"\xe0\x82\xac",  # U+00AC in three bytes
+    b"\xf0\x8f\xbf\xbf",  # U+FFFF, the last 3-byte code point, in four bytes
     b"\xed\xa0\x80",  # the surrogate U+D800
     b"\xed\xbf\xbf",  # the surrogate U+DFFF
     b"\xf4\x90\x80\x80",  # U+110000, one past the end of Unicode

@@ -56,18 +56,32 @@ def _lead_one_bit_short(got: bytes, expected: bytes) -> bool:
 
 
 def _spellings(cp: int) -> tuple[str, ...]:
-    """Ways to write the integer ``cp`` in an error message: decimal, hex, U+ notation."""
-    if cp < 0:
-        return (str(cp), f"{cp:#x}", f"-0x{-cp:X}")
-    return (str(cp), f"{cp:#x}", f"0x{cp:X}", f"{cp:#06x}", f"0x{cp:04X}", f"U+{cp:04X}")
+    """Ways to write the integer ``cp`` in an error message: decimal, or hex with ``0x`` or
+    ``U+`` in front, in either case, with or without leading zeros (up to 8 digits).
+
+    >>> all(s in _spellings(0xD800) for s in ("55296", "U+d800", "0XD800", "0x00d800"))
+    True
+    >>> "-0x1" in _spellings(-1), "0x1" in _spellings(-1)
+    (True, False)
+    """
+    sign, magnitude = ("-", -cp) if cp < 0 else ("", cp)
+    digits = f"{magnitude:x}"
+    hexes = {
+        prefix + case(digits.zfill(width))
+        for prefix in ("0x", "0X", "U+", "u+")
+        for case in (str.lower, str.upper)
+        for width in range(len(digits), 9)
+    }
+    return (f"{cp}", *sorted(sign + h for h in hexes))
 
 
 #: What the ValueError of utf8_encode must name: the integer it was given, in any spelling.
 _NAMES_CODE_POINT = Names(
     "naming the integer",
     lambda case: [_spellings(case.args[0])],
-    "the integer you were given; the ValueError of bytes([...]) for a byte outside 0..255 does "
-    "not name it, so test 0 <= code_point <= 0x10FFFF yourself",
+    "the integer you were given, in decimal or in hex. A ValueError that Python raises for "
+    "you, such as bytes([...])'s for a byte outside 0..255, does not name it: test "
+    "0 <= code_point <= 0x10FFFF yourself",
 )
 
 
