@@ -36,6 +36,8 @@ from tokcourse import (
     GPT2Tokenizer,
     GPT4oTokenizer,
     GPT4Tokenizer,
+    Llama3Tokenizer,
+    Llama4Tokenizer,
     RegexTokenizer,
 )
 from tokcourse.course.data import corpora
@@ -205,6 +207,36 @@ def _unigram_model() -> bytes:
     return out.getvalue()
 
 
+def llama_tables() -> list[dict]:
+    """Llama 3 and Llama 4 (``RankEncoder`` inside) against a ``tiktoken.Encoding`` built as
+    Meta's code builds it, fed the pieces of Meta's cuts (``rank_bpe.cut_long_runs``)."""
+    from tokcourse import llama, rank_bpe
+
+    found = []
+    for cls, pattern in (
+        (Llama3Tokenizer, llama.LLAMA3_SPLIT_PATTERN),
+        (Llama4Tokenizer, llama.LLAMA4_SPLIT_PATTERN),
+    ):
+        tok = cls()
+        ranks = {t: r for r, t in tok.vocab.items()}
+        enc = tiktoken.Encoding(
+            cls.__name__, pat_str=pattern, mergeable_ranks=ranks, special_tokens={}
+        )
+
+        def meta(text: str, enc: tiktoken.Encoding = enc) -> list[int]:
+            return [i for p in rank_bpe.cut_long_runs(text) for i in enc.encode_ordinary(p)]
+
+        found.append(
+            table(
+                f"{cls.__name__} against tiktoken with Meta's cuts",
+                cls.__name__,
+                {"tiktoken": meta, "ours": _cold(tok)},
+                common_shapes,
+            )
+        )
+    return found
+
+
 def tables() -> list[dict]:
     """One table per other tokenizer the package ships."""
     import sentencepiece as spm
@@ -221,6 +253,7 @@ def tables() -> list[dict]:
                 common_shapes,
             )
         )
+    found += llama_tables()
     trained = RegexTokenizer(GPT2_SPLIT_PATTERN)
     trained.train(corpora.botchan_text(), 1024, fast=True)
     exported = to_tiktoken(trained.merges, GPT2_SPLIT_PATTERN)
