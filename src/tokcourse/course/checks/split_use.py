@@ -90,7 +90,7 @@ def _chunk_counts_hint(case: Case, expected: Any, got: Any) -> str | None:
     if nested and got == _in_list_order(text, pattern, specials):
         return (
             "one special token starts another here ('<|end|>' and '<|end|><|x|>'): where two "
-            "start at the same place, cut out the longer one, as tiktoken does (chapter 06). "
+            "start at the same place, cut out the longer one, the course's rule (chapter 06). "
             "Try the special tokens longest first."
         )
     keys = {k.decode("utf-8", "replace") for k in got if isinstance(k, bytes)}
