@@ -182,7 +182,7 @@ def test_what_the_landing_page_counts():
     assert [p.stem[:2] for p in chapters] == [f"{i:02d}" for i in range(len(chapters))]
     assert len(pages.parts()) == 3
     counted = pages.chapter(ROOT / "notebooks" / "02_bpe.ipynb")
-    assert counted.exercises == 2 and 3000 < counted.words < 10_000
+    assert counted.exercises == 3 and 3000 < counted.words < 10_000
     assert pages.visible_words("See [the lecture](https://x.org/a b c) {doc}`it <x>`.") == 5
     assert pages.in_words([1000, 4000, 8000]) == "1,000, 4,000 and 8,000"
     assert pages.python_floor() == "3.11" and pages.pins()["tiktoken"]

@@ -201,7 +201,8 @@ def test_each_solution_runs_when_pasted_and_passes_its_check(editions, path):
 def test_an_edition_without_solutions_for_graded_work(tmp_path):
     nb = nbformat.read(student.write_all(tmp_path, [NOTEBOOKS[3]], solutions=False)[0], 4)
     text = "\n".join(c.source for c in nb.cells)
-    assert "Solution to" not in text and "<details>" not in text
+    # asides stay folded in <details>; no solution does
+    assert "Solution to" not in text and "<summary>Solution" not in text
     assert "show_solution" not in text  # nor a pointer to it
     assert len(tagged(nb, STUB)) == len(tagged(nb, CHECK)) == len(chapter("03").exercises) == 3
 
